@@ -1,0 +1,249 @@
+"""Graph nodes: one ``Node`` per recorded op (named as PyTorch names it) and ``AccumulateGrad``.
+
+The graph has no reference cycles: an output tensor points at its node, a node points at its
+inputs' nodes and at the input tensors it saved, never back at its output (the output's value is
+saved as a bare array, retained-grad targets as weak references). So CPython frees a graph by
+reference counting alone and the garbage collector never has to walk it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+
+import numpy as np
+
+_sequence = itertools.count()
+
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+class Node:
+    """A backward function: what ``tensor.grad_fn`` returns.
+
+    ``next_functions`` holds one ``(node, output_nr)`` pair per input, ``(None, 0)`` for inputs that
+    need no gradient. Saved tensors are kept with the version they had when saved, so that an
+    in-place change made later is caught as PyTorch catches it.
+    """
+
+    __slots__ = (
+        "op",
+        "params",
+        "next_functions",
+        "input_meta",
+        "saved",
+        "saved_versions",
+        "ans",
+        "ans_version",
+        "freed",
+        "sequence_nr",
+        "num_outputs",
+        "pre_hooks",
+        "retained",
+        "metadata",
+        "__weakref__",
+    )
+
+    def __init__(self, op, params, next_functions, input_meta, saved, ans, ans_version):
+        self.op = op
+        self.params = params
+        self.next_functions = next_functions
+        self.input_meta = input_meta  # ((shape, np.dtype), ...) per input
+        self.saved = saved  # tuple of Tensors or None, per input, for the inputs the rule reads
+        self.saved_versions = (
+            tuple(None if t is None else t._version.value for t in saved) if saved else None
+        )
+        self.ans = ans  # the output's array, when the rule reads it
+        self.ans_version = ans_version  # (counter, value) of the output, when ans is saved
+        self.freed = False
+        self.sequence_nr = next(_sequence)
+        self.num_outputs = 1
+        self.pre_hooks = None  # {output_nr: [hook, ...]} from tensor.register_hook on non-leaves
+        self.retained = None  # {output_nr: weakref to a tensor that retains its grad}
+        self.metadata = {}
+
+    def name(self) -> str:
+        return self.op.node_name
+
+    def __repr__(self) -> str:
+        return f"<{self.op.node_name.rsplit(':', 1)[-1]} object at {hex(id(self))}>"
+
+    @property
+    def requires_grad(self) -> bool:
+        return True
+
+    # The inspector reads what a node saved through this, as PyTorch's ``_saved_self`` etc.
+    @property
+    def saved_tensors(self) -> dict:
+        """Saved values by role (``self``, ``other``, ``result``), raising once they are freed."""
+        if self.freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        out = {}
+        roles = self.op.roles
+        if self.saved:
+            for role, t in zip(roles, self.saved):
+                if t is not None:
+                    out[role] = t
+        if self.ans is not None:
+            out["result"] = self.ans
+        return out
+
+    def register_hook(self, fn):
+        raise RuntimeError("register_hook on a grad_fn is not supported by the engine; use tensor hooks")
+
+    def register_prehook(self, fn):
+        hooks = self.pre_hooks if self.pre_hooks is not None else {}
+        hooks.setdefault(0, []).append(fn)
+        self.pre_hooks = hooks
+        return _RemovableHandle(hooks[0], fn)
+
+    def release(self) -> None:
+        """Free saved values after a backward without ``retain_graph`` (only if there were any)."""
+        if self.saved or self.ans is not None:
+            self.saved = None
+            self.ans = None
+            self.freed = True
+
+    def check_saved(self):
+        """The saved input arrays and output, raising PyTorch's errors if freed or modified."""
+        if self.freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        arrays = None
+        if self.saved:
+            arrays = []
+            for t, version in zip(self.saved, self.saved_versions):
+                if t is None:
+                    arrays.append(None)
+                    continue
+                if t._version.value != version:
+                    raise _modified_error(t, version, self)
+                arrays.append(t._data)
+        if self.ans_version is not None:
+            counter, version, shape, dtype = self.ans_version
+            if counter.value != version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an "
+                    f"inplace operation: [torch.{_np_name(dtype)} [{', '.join(map(str, shape))}]], "
+                    f"which is output 0 of {self.op.node_name}, is at version {counter.value}; "
+                    f"expected version {version} instead. Hint: enable anomaly detection to find "
+                    "the operation that failed to compute its gradient, with "
+                    "torch.autograd.set_detect_anomaly(True)."
+                )
+        return arrays
+
+    def apply(self, grads):
+        """Gradients for each input (None where no gradient flows), from the output gradient."""
+        g = grads[0]
+        arrays = self.check_saved()
+        op = self.op
+        params = self.params
+        n = len(self.next_functions)
+        if arrays is None:
+            arrays = (None,) * n
+        out = []
+        for i, (fn, _) in enumerate(self.next_functions):
+            if fn is None:
+                out.append(None)
+                continue
+            gi = op.vjps[i](g, self.ans, *arrays, **params)
+            shape, dtype = self.input_meta[i]
+            out.append(_reduce_to(gi, shape, dtype))
+        return out
+
+
+def _np_name(dtype) -> str:
+    return {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor"}.get(
+        np.dtype(dtype).name, np.dtype(dtype).name
+    )
+
+
+def _modified_error(t, version, node) -> RuntimeError:
+    shape = ", ".join(map(str, t.shape))
+    producer = (
+        f"output 0 of {t.grad_fn.name()}" if t.grad_fn is not None and not t.is_leaf else "a leaf"
+    )
+    if t.grad_fn is None:
+        producer = "a leaf Variable"
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [torch.{_np_name(t._data.dtype)} [{shape}]], which is {producer}, is at "
+        f"version {t._version.value}; expected version {version} instead. Hint: enable anomaly "
+        "detection to find the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True)."
+    )
+
+
+def _reduce_to(g, shape, dtype):
+    """Undo broadcasting: sum ``g`` down to ``shape`` (done once here, so rules stay shape-agnostic)."""
+    if g is None:
+        return None
+    gshape = g.shape
+    if gshape != shape:
+        extra = len(gshape) - len(shape)
+        axes = tuple(range(extra)) + tuple(
+            i + extra for i, n in enumerate(shape) if n == 1 and gshape[i + extra] != 1
+        )
+        if axes:
+            g = g.sum(axis=axes, keepdims=True)
+        if extra:
+            g = g.reshape(shape)
+        elif g.shape != shape:
+            g = np.broadcast_to(g, shape).copy()
+    if g.dtype != dtype:
+        g = g.astype(dtype)
+    return g
+
+
+class AccumulateGrad:
+    """The node behind a leaf that requires grad: it adds incoming gradients into ``leaf.grad``."""
+
+    __slots__ = ("variable", "next_functions", "metadata", "sequence_nr", "num_outputs",
+                 "pre_hooks", "__weakref__")
+
+    op = None
+    freed = False
+
+    def __init__(self, variable) -> None:
+        self.variable = variable
+        self.next_functions = ()
+        self.metadata = {}
+        self.sequence_nr = float("inf")  # PyTorch runs accumulators as soon as they are ready
+        self.num_outputs = 1
+        self.pre_hooks = None
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
+    @property
+    def requires_grad(self) -> bool:
+        return True
+
+    def release(self) -> None:
+        pass
+
+
+class _RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` takes the hook off again."""
+
+    __slots__ = ("_hooks", "_fn")
+
+    def __init__(self, hooks: list, fn) -> None:
+        self._hooks = hooks
+        self._fn = fn
+
+    def remove(self) -> None:
+        if self._fn in self._hooks:
+            self._hooks.remove(self._fn)
+
+
+RemovableHandle = _RemovableHandle
+
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "weakref"]

@@ -1,0 +1,293 @@
+"""Creating tensors: ``tensor``, ``zeros``, ``arange``, ``randn``, ``manual_seed``..."""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+
+import numpy as np
+
+from . import dtypes as _dt
+from .tensor import Tensor
+
+# The engine's own random generator: seeded, so re-running a script gives the same numbers
+# (values need not match PyTorch's generator).
+_rng = np.random.default_rng(0)
+_seed = 0
+
+
+def manual_seed(seed: int):
+    global _rng, _seed
+    _seed = int(seed)
+    _rng = np.random.default_rng(_seed)
+    return Generator(_seed)
+
+
+seed = manual_seed
+
+
+def initial_seed() -> int:
+    return _seed
+
+
+def get_rng_state():
+    return Tensor._wrap(np.frombuffer(repr(_rng.bit_generator.state).encode(), dtype=np.uint8).copy())
+
+
+def rng() -> np.random.Generator:
+    """The generator every random function draws from (the session snapshots its state)."""
+    return _rng
+
+
+def get_generator_state() -> dict:
+    return _rng.bit_generator.state
+
+
+def set_generator_state(state: dict) -> None:
+    _rng.bit_generator.state = state
+
+
+class Generator:
+    def __init__(self, seed: int = 0) -> None:
+        self._seed = seed
+
+    def manual_seed(self, seed: int) -> "Generator":
+        manual_seed(seed)
+        self._seed = seed
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+
+def _infer_dtype(data) -> np.dtype:
+    """PyTorch's inference: bools, then ints (int64), then floats (the default float32)."""
+    kinds = set()
+
+    def walk(x):
+        if isinstance(x, (list, tuple)):
+            for y in x:
+                walk(y)
+        elif isinstance(x, Tensor):
+            kinds.add(x._data.dtype.kind)
+        elif isinstance(x, (bool, np.bool_)):
+            kinds.add("b")
+        elif isinstance(x, numbers.Integral):
+            kinds.add("i")
+        elif isinstance(x, numbers.Real):
+            kinds.add("f")
+        else:
+            raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+
+    walk(data)
+    if "f" in kinds:
+        return _dt.DEFAULT_FLOAT
+    if "i" in kinds or "u" in kinds:
+        return _dt.DEFAULT_INT
+    if "b" in kinds:
+        return np.dtype(np.bool_)
+    return _dt.DEFAULT_FLOAT
+
+
+def _check_ragged(data, depth=0):
+    if isinstance(data, (list, tuple)):
+        lens = {len(x) if isinstance(x, (list, tuple)) else -1 for x in data}
+        if len(lens) > 1:
+            first = data[0]
+            n = len(first) if isinstance(first, (list, tuple)) else 0
+            bad = next(x for x in data if (len(x) if isinstance(x, (list, tuple)) else -1) != (len(first) if isinstance(first, (list, tuple)) else -1))
+            raise ValueError(
+                f"expected sequence of length {n} at dim {depth + 1} (got {len(bad) if isinstance(bad, (list, tuple)) else 0})"
+            )
+        for x in data:
+            _check_ragged(x, depth + 1)
+
+
+def _array_from(data, dtype=None) -> np.ndarray:
+    target = None if dtype is None else _dt.to_numpy_dtype(dtype)
+    if isinstance(data, Tensor):
+        arr = data._data
+    elif isinstance(data, np.ndarray):
+        _dt.from_numpy_dtype(data.dtype)  # raises PyTorch's TypeError for unsupported dtypes
+        arr = data
+    elif isinstance(data, (np.generic,)):
+        arr = np.asarray(data)
+    else:
+        _check_ragged(data)
+        inferred = _infer_dtype(data)
+        if isinstance(data, (list, tuple)):
+            data = _unwrap(data)
+        arr = np.array(data, dtype=inferred)
+    if target is not None:
+        arr = arr.astype(target)
+    return arr
+
+
+def _unwrap(data):
+    if isinstance(data, (list, tuple)):
+        return [_unwrap(x) for x in data]
+    if isinstance(data, Tensor):
+        return data.item() if data.numel() == 1 else data._data
+    return data
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """A new leaf tensor holding a copy of ``data``."""
+    if isinstance(data, Tensor):
+        import warnings
+
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+            "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+            "torch.tensor(sourceTensor).",
+            UserWarning,
+            stacklevel=2,
+        )
+    arr = np.array(_array_from(data, dtype), copy=True)
+    t = Tensor._wrap(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    if isinstance(data, Tensor) and dtype is None:
+        return data
+    if isinstance(data, np.ndarray) and (dtype is None or _dt.to_numpy_dtype(dtype) == data.dtype):
+        return Tensor._wrap(data)
+    return Tensor._wrap(_array_from(data, dtype))
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dt.from_numpy_dtype(array.dtype)
+    return Tensor._wrap(array)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(
+                f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of type {type(s).__name__} at pos 0"
+            )
+        if s < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]"
+            )
+    return tuple(int(s) for s in size)
+
+
+def _finish(arr, requires_grad) -> Tensor:
+    t = Tensor._wrap(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _float_dtype(dtype):
+    return _dt.DEFAULT_FLOAT if dtype is None else _dt.to_numpy_dtype(dtype)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(np.zeros(_size(size), dtype=_float_dtype(dtype)), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(np.ones(_size(size), dtype=_float_dtype(dtype)), requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return zeros(*size, dtype=dtype, requires_grad=requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if dtype is None:
+        dtype = _array_from(fill_value).dtype if not isinstance(fill_value, float) else _dt.DEFAULT_FLOAT
+    return _finish(np.full(_size((size,)), fill_value, dtype=_dt.to_numpy_dtype(dtype)), requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if dtype is None:
+        dtype = _dt.DEFAULT_FLOAT if any(isinstance(v, float) for v in vals) else _dt.DEFAULT_INT
+    return _finish(np.arange(*vals, dtype=np.float64).astype(_dt.to_numpy_dtype(dtype)), requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(np.linspace(start, end, int(steps), dtype=np.float64).astype(_float_dtype(dtype)), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(np.logspace(start, end, int(steps), base=base).astype(_float_dtype(dtype)), requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(_rng.random(_size(size)).astype(_float_dtype(dtype)), requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(_rng.standard_normal(_size(size)).astype(_float_dtype(dtype)), requires_grad)
+
+
+def randint(low, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    arr = _rng.integers(low, high, size=tuple(size))
+    return _finish(arr.astype(_dt.DEFAULT_INT if dtype is None else _dt.to_numpy_dtype(dtype)), requires_grad)
+
+
+def randperm(n, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(_rng.permutation(n).astype(np.int64), requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, generator=None) -> Tensor:
+    if size is None:
+        m = mean._data if isinstance(mean, Tensor) else mean
+        s = std._data if isinstance(std, Tensor) else std
+        shape = np.broadcast(np.asarray(m), np.asarray(s)).shape
+        return Tensor._wrap((_rng.standard_normal(shape) * s + m).astype(np.float32))
+    return Tensor._wrap((_rng.standard_normal(_size((size,))) * std + mean).astype(np.float32))
+
+
+def _like(fn):
+    def like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
+        dt = input._data.dtype if dtype is None else _dt.to_numpy_dtype(dtype)
+        return _finish(fn(input._data.shape, dt), requires_grad)
+
+    return like
+
+
+zeros_like = _like(lambda shape, dt: np.zeros(shape, dtype=dt))
+ones_like = _like(lambda shape, dt: np.ones(shape, dtype=dt))
+empty_like = zeros_like
+rand_like = _like(lambda shape, dt: _rng.random(shape).astype(dt))
+randn_like = _like(lambda shape, dt: _rng.standard_normal(shape).astype(dt))
+
+
+def full_like(input, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dt = input._data.dtype if dtype is None else _dt.to_numpy_dtype(dtype)
+    return _finish(np.full(input._data.shape, fill_value, dtype=dt), requires_grad)
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)
+
+
+def numel(input) -> int:
+    return input.numel()
+
+
+__all__ = [n for n in dir() if not n.startswith("_") and n not in ("builtins", "numbers", "np")]

@@ -1,0 +1,862 @@
+"""The functions users call (``torch.add``, ``tensor.sum(dim=1)``, ``x[0]``...): argument handling
+in PyTorch's spelling, choosing the row of the op table to run. No gradient math lives here."""
+
+from __future__ import annotations
+
+import builtins
+import numbers
+
+import numpy as np
+
+from ..autograd.grad_mode import state as grad_state
+from .dispatch import apply, apply_variadic, edge
+from .table import OPS
+
+_T = None  # the Tensor class, set by install_methods
+
+
+def _tensor(x):
+    return x if isinstance(x, _T) else None
+
+
+def _as_tensor_arg(x):
+    """Tensors pass through; numpy arrays and lists become constant tensors; scalars stay scalars."""
+    if isinstance(x, _T) or isinstance(x, (bool, numbers.Number)) and not isinstance(x, np.ndarray):
+        return x
+    from ..creation import tensor
+
+    return tensor(x)
+
+
+def _norm_dim(dim, ndim):
+    n = builtins.max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+def _norm_dims(dim, ndim):
+    if isinstance(dim, (tuple, list)):
+        return tuple(_norm_dim(d, ndim) for d in dim)
+    return _norm_dim(dim, ndim)
+
+
+def _shape_arg(args):
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(int(s) for s in args[0])
+    return tuple(int(s) for s in args)
+
+
+# -- arithmetic ------------------------------------------------------------------------------------
+
+def _check_broadcast(a, b):
+    sa = a.shape if isinstance(a, _T) else ()
+    sb = b.shape if isinstance(b, _T) else ()
+    for i, (m, n) in enumerate(zip(reversed(sa), reversed(sb))):
+        if m != n and m != 1 and n != 1:
+            dim = builtins.max(len(sa), len(sb)) - 1 - i
+            raise RuntimeError(
+                f"The size of tensor a ({m}) must match the size of tensor b ({n}) at "
+                f"non-singleton dimension {dim}"
+            )
+
+
+def add(input, other, *, alpha=1):
+    input, other = _as_tensor_arg(input), _as_tensor_arg(other)
+    if not isinstance(input, _T):
+        input, other = other, input
+    _check_broadcast(input, other)
+    return apply(OPS["add"], input, other, alpha=alpha) if alpha != 1 else apply(OPS["add"], input, other)
+
+
+def sub(input, other, *, alpha=1):
+    input, other = _as_tensor_arg(input), _as_tensor_arg(other)
+    if not isinstance(input, _T):
+        return rsub(other, input)
+    _check_broadcast(input, other)
+    return apply(OPS["sub"], input, other, alpha=alpha) if alpha != 1 else apply(OPS["sub"], input, other)
+
+
+def rsub(input, other):
+    if isinstance(other, _T):
+        return sub(other, input)
+    return apply(OPS["rsub"], input, other)
+
+
+def mul(input, other):
+    input, other = _as_tensor_arg(input), _as_tensor_arg(other)
+    if not isinstance(input, _T):
+        input, other = other, input
+    _check_broadcast(input, other)
+    return apply(OPS["mul"], input, other)
+
+
+def div(input, other, *, rounding_mode=None):
+    input, other = _as_tensor_arg(input), _as_tensor_arg(other)
+    if rounding_mode == "floor":
+        return floor_divide(input, other)
+    if rounding_mode == "trunc":
+        q = div(input, other)
+        return q.trunc() if hasattr(q, "trunc") else q
+    if not isinstance(input, _T):
+        # PyTorch computes ``2 / x`` as ``x.reciprocal() * 2``.
+        return mul(reciprocal(other), input)
+    _check_broadcast(input, other)
+    return apply(OPS["div"], input, other)
+
+
+true_divide = divide = div
+multiply = mul
+subtract = sub
+
+
+def reciprocal(input):
+    return apply(OPS["reciprocal"], input)
+
+
+def neg(input):
+    return apply(OPS["neg"], input)
+
+
+negative = neg
+
+
+def pow(input, exponent):  # noqa: A001
+    if isinstance(input, _T):
+        if isinstance(exponent, _T):
+            _check_broadcast(input, exponent)
+            return apply(OPS["pow_tensor"], input, exponent)
+        if input._data.dtype.kind in "biu" and isinstance(exponent, float):
+            input = input.float()
+        return apply(OPS["pow"], input, exponent=exponent)
+    return apply(OPS["rpow"], exponent, base=input)
+
+
+def _unary(name):
+    def fn(input):
+        return apply(OPS[name], input)
+
+    fn.__name__ = name
+    return fn
+
+
+abs = _unary("abs")  # noqa: A001
+absolute = abs
+exp = _unary("exp")
+log = _unary("log")
+sqrt = _unary("sqrt")
+sin = _unary("sin")
+cos = _unary("cos")
+tanh = _unary("tanh")
+sigmoid = _unary("sigmoid")
+relu = _unary("relu")
+sign = _unary("sign")
+floor = _unary("floor")
+ceil = _unary("ceil")
+isnan = _unary("isnan")
+isinf = _unary("isinf")
+isfinite = _unary("isfinite")
+logical_not = _unary("logical_not")
+
+
+def round(input, decimals=0):  # noqa: A001
+    return apply(OPS["round"], input)
+
+
+def clamp(input, min=None, max=None):  # noqa: A002
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return apply(OPS["clamp"], input, min=min, max=max)
+
+
+clip = clamp
+
+
+def maximum(input, other):
+    return apply(OPS["maximum"], input, other)
+
+
+def minimum(input, other):
+    return apply(OPS["minimum"], input, other)
+
+
+def where(condition, input=None, other=None):
+    if input is None:
+        return tuple(_T._wrap(i) for i in np.nonzero(condition._data))
+    return apply(OPS["where"], condition, _as_tensor_arg(input), _as_tensor_arg(other))
+
+
+def _binary_nondiff(name):
+    def fn(input, other):
+        return apply(OPS[name], _as_tensor_arg(input), _as_tensor_arg(other))
+
+    fn.__name__ = name
+    return fn
+
+
+eq = _binary_nondiff("eq")
+ne = _binary_nondiff("ne")
+lt = _binary_nondiff("lt")
+le = _binary_nondiff("le")
+gt = _binary_nondiff("gt")
+ge = _binary_nondiff("ge")
+logical_and = _binary_nondiff("logical_and")
+logical_or = _binary_nondiff("logical_or")
+floor_divide = _binary_nondiff("floor_divide")
+remainder = _binary_nondiff("remainder")
+fmod = remainder
+
+
+def equal(input, other) -> bool:
+    return input.shape == other.shape and bool(np.array_equal(input._data, other._data))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _T._wrap(np.isclose(input._data, _data_of(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def _data_of(x):
+    return x._data if isinstance(x, _T) else x
+
+
+# -- reductions ------------------------------------------------------------------------------------
+
+def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
+    dim = axis if dim is None else dim
+    if dtype is not None:
+        input = input.to(dtype)
+    if dim is None:
+        return apply(OPS["sum"], input, shape=input._data.shape)
+    dims = _norm_dims(tuple(dim) if isinstance(dim, list) else dim, input.ndim)
+    if input.ndim == 0:
+        dims = None
+    return apply(OPS["sum_dim"], input, dim=dims, keepdim=keepdim, shape=input._data.shape)
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
+    dim = axis if dim is None else dim
+    if dtype is not None:
+        input = input.to(dtype)
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {_dtype_title(input)}"
+        )
+    if dim is None:
+        return apply(OPS["mean"], input, shape=input._data.shape)
+    dims = _norm_dims(tuple(dim) if isinstance(dim, list) else dim, input.ndim)
+    return apply(OPS["mean_dim"], input, dim=dims, keepdim=keepdim, shape=input._data.shape)
+
+
+def _dtype_title(t) -> str:
+    return {"int64": "Long", "float32": "Float", "float64": "Double", "bool": "Bool",
+            "int32": "Int"}.get(t._data.dtype.name, t._data.dtype.name)
+
+
+class _MinMax(tuple):
+    """``torch.return_types.max``: a (values, indices) pair with names."""
+
+    _name = "max"
+
+    def __new__(cls, values, indices):
+        return tuple.__new__(cls, (values, indices))
+
+    @property
+    def values(self):
+        return self[0]
+
+    @property
+    def indices(self):
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+class _Max(_MinMax):
+    _name = "max"
+
+
+class _Min(_MinMax):
+    _name = "min"
+
+
+def _minmax(which, input, dim=None, keepdim=False):
+    if isinstance(dim, _T):
+        return maximum(input, dim) if which == "max" else minimum(input, dim)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(
+                f"{which}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return apply(OPS[which], input)
+    d = _norm_dim(dim, input.ndim)
+    values = apply(OPS[which + "_dim"], input, dim=d, keepdim=keepdim)
+    arg = np.argmax if which == "max" else np.argmin
+    indices = _T._wrap(np.asarray(arg(input._data, axis=d, keepdims=keepdim), dtype=np.int64))
+    return (_Max if which == "max" else _Min)(values, indices)
+
+
+def max(input, dim=None, keepdim=False):  # noqa: A001
+    return _minmax("max", input, dim, keepdim)
+
+
+def min(input, dim=None, keepdim=False):  # noqa: A001
+    return _minmax("min", input, dim, keepdim)
+
+
+def amax(input, dim=None, keepdim=False):
+    return max(input) if dim is None else max(input, dim, keepdim)[0]
+
+
+def argmax(input, dim=None, keepdim=False):
+    d = None if dim is None else _norm_dim(dim, input.ndim)
+    return _T._wrap(np.asarray(np.argmax(input._data, axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+def argmin(input, dim=None, keepdim=False):
+    d = None if dim is None else _norm_dim(dim, input.ndim)
+    return _T._wrap(np.asarray(np.argmin(input._data, axis=d, keepdims=keepdim), dtype=np.int64))
+
+
+def softmax(input, dim=None, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(OPS["softmax"], input, dim=_norm_dim(dim, input.ndim))
+
+
+def log_softmax(input, dim=None, dtype=None):
+    if dtype is not None:
+        input = input.to(dtype)
+    return apply(OPS["log_softmax"], input, dim=_norm_dim(dim, input.ndim))
+
+
+def norm(input, p=2, dim=None, keepdim=False):
+    if p == 2 or p == "fro":
+        return sqrt(sum(input * input, dim=dim, keepdim=keepdim)) if dim is not None else sqrt(sum(input * input))
+    if p == 1:
+        return sum(abs(input), dim=dim, keepdim=keepdim) if dim is not None else sum(abs(input))
+    raise NotImplementedError(f"norm with p={p!r} is not supported by the engine")
+
+
+# -- matrix ----------------------------------------------------------------------------------------
+
+def _mat_error(a, b):
+    sa, sb = a.shape, b.shape
+    if a.ndim == 2 and b.ndim == 2:
+        return RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({sa[0]}x{sa[1]} and {sb[0]}x{sb[1]})"
+        )
+    if a.ndim == 1 and b.ndim == 1:
+        return RuntimeError(
+            "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
+            "of elements, but got {} and {} elements respectively".format(sa[0], sb[0], sa[0], sb[0])
+        )
+    if a.ndim == 2 and b.ndim == 1:
+        return RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec ({sb[0]})")
+    return RuntimeError(
+        f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0] if a.ndim > 2 else 1}, "
+        f"{sa[-1]}] but got: [{sb[0] if b.ndim > 2 else 1}, {sb[-2]}]."
+    )
+
+
+def matmul(input, other):
+    a, b = input, other
+    if a.ndim == 0 or b.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
+        )
+    if a.shape[-1] != (b.shape[0] if b.ndim == 1 else b.shape[-2]):
+        raise _mat_error(a, b)
+    if a.ndim == 1 and b.ndim == 1:
+        return apply(OPS["dot"], a, b)
+    if a.ndim == 2 and b.ndim == 1:
+        return apply(OPS["mv"], a, b)
+    if a.ndim == 1 and b.ndim == 2:
+        return squeeze(apply(OPS["mm"], unsqueeze(a, 0), b), 0, _node="squeeze_dim4")
+    if a.ndim == 2 and b.ndim == 2:
+        return apply(OPS["mm"], a, b)
+    if b.ndim <= 2 and a.ndim >= 3:
+        # PyTorch folds the batch into the rows: view, mm, then an unsafe view back.
+        rows = a.reshape(-1, a.shape[-1])
+        out = apply(OPS["mm"], rows, b if b.ndim == 2 else unsqueeze(b, 1))
+        shape = tuple(a.shape[:-1]) + ((b.shape[-1],) if b.ndim == 2 else ())
+        return apply(OPS["reshape_copy"], out, shape=shape, src_shape=out._data.shape)
+    # general batched: broadcast batch dims, expand, bmm, unsafe view
+    batch = np.broadcast_shapes(tuple(a.shape[:-2]) if a.ndim > 2 else (), tuple(b.shape[:-2]) if b.ndim > 2 else ())
+    a2 = a if a.ndim >= 2 else unsqueeze(a, 0)
+    b2 = b if b.ndim >= 2 else unsqueeze(b, 1)
+    ea = a2.expand(*batch, *a2.shape[-2:]).reshape(-1, *a2.shape[-2:])
+    eb = b2.expand(*batch, *b2.shape[-2:]).reshape(-1, *b2.shape[-2:])
+    out = apply(OPS["bmm"], ea, eb)
+    shape = tuple(batch) + (a2.shape[-2], b2.shape[-1])
+    if a.ndim == 1:
+        shape = tuple(batch) + (b2.shape[-1],)
+    elif b.ndim == 1:
+        shape = tuple(batch) + (a2.shape[-2],)
+    return apply(OPS["reshape_copy"], out, shape=shape, src_shape=out._data.shape)
+
+
+def mm(input, mat2):
+    if input.ndim != 2 or mat2.ndim != 2:
+        raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
+    if input.shape[1] != mat2.shape[0]:
+        raise _mat_error(input, mat2)
+    return apply(OPS["mm"], input, mat2)
+
+
+def mv(input, vec):
+    if input.shape[1] != vec.shape[0]:
+        raise _mat_error(input, vec)
+    return apply(OPS["mv"], input, vec)
+
+
+def dot(input, other):
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
+        )
+    if input.shape[0] != other.shape[0]:
+        raise _mat_error(input, other)
+    return apply(OPS["dot"], input, other)
+
+
+def bmm(input, mat2):
+    return apply(OPS["bmm"], input, mat2)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    if mat1.shape[1] != mat2.shape[0]:
+        raise _mat_error(mat1, mat2)
+    return apply(OPS["addmm"], input, mat1, mat2)
+
+
+# -- shape -----------------------------------------------------------------------------------------
+
+def _infer_shape(shape, numel):
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    if -1 in shape:
+        known = int(np.prod([s for s in shape if s != -1]))
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape[shape.index(-1)] = numel // known
+    if int(np.prod(shape)) != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def view(input, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list)):
+        return input.to(shape[0])
+    target = _infer_shape(_shape_arg(shape), input.numel())
+    if not input._data.flags.c_contiguous and input.ndim > 1 and target != tuple(input.shape):
+        try:
+            np.asarray(input._data).view().shape = target
+        except AttributeError:
+            raise RuntimeError(
+                "view size is not compatible with input tensor's size and stride (at least one "
+                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+            ) from None
+    return apply(OPS["view"], input, shape=target, src_shape=input._data.shape)
+
+
+def reshape(input, *shape):
+    target = _infer_shape(_shape_arg(shape), input.numel())
+    data = input._data
+    if data.flags.c_contiguous or data.ndim <= 1:
+        return apply(OPS["view"], input, shape=target, src_shape=data.shape)
+    # Not viewable: PyTorch clones, then views (CloneBackward0 -> UnsafeViewBackward0).
+    c = apply(OPS["clone"], input)
+    return apply(OPS["reshape_copy"], c, shape=target, src_shape=data.shape)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    if input.ndim == 0:
+        return reshape(input, 1)
+    s = _norm_dim(start_dim, input.ndim)
+    e = _norm_dim(end_dim, input.ndim)
+    if s == e:
+        return input
+    shape = tuple(input.shape[:s]) + (-1,) + tuple(input.shape[e + 1:])
+    return reshape(input, shape)
+
+
+def transpose(input, dim0, dim1):
+    d0, d1 = _norm_dim(dim0, input.ndim), _norm_dim(dim1, input.ndim)
+    return apply(OPS["transpose"], input, dim0=d0, dim1=d1)
+
+
+swapaxes = transpose
+
+
+def t(input):
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return apply(OPS["t"], input)
+
+
+def permute(input, *dims):
+    dims = _shape_arg(dims)
+    if len(dims) != input.ndim:
+        raise RuntimeError(
+            "permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {input.ndim} is not "
+            f"equal to len(dims) = {len(dims)}"
+        )
+    return apply(OPS["permute"], input, dims=tuple(_norm_dim(d, input.ndim) for d in dims))
+
+
+def squeeze(input, dim=None, _node=None):
+    if dim is None:
+        return apply(OPS["squeeze"], input, src_shape=input._data.shape)
+    d = _norm_dim(dim, input.ndim)
+    return apply(OPS[_node or "squeeze_dim"], input, dim=d, src_shape=input._data.shape)
+
+
+def unsqueeze(input, dim):
+    return apply(OPS["unsqueeze"], input, dim=_norm_dim(dim, input.ndim + 1))
+
+
+def expand(input, *sizes):
+    sizes = _shape_arg(sizes)
+    lead = len(sizes) - input.ndim
+    if lead < 0:
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{[{', '.join(map(str, input.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+            "the number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({input.ndim})"
+        )
+    target = tuple(
+        input.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes)
+    )
+    for i, s in enumerate(input.shape):
+        if s != 1 and s != target[i + lead]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[i + lead]}) must match the existing size ({s}) at "
+                f"non-singleton dimension {i + lead}.  Target sizes: [{', '.join(map(str, sizes))}].  "
+                f"Tensor sizes: [{', '.join(map(str, input.shape))}]"
+            )
+    return apply(OPS["expand"], input, shape=target)
+
+
+def expand_as(input, other):
+    return expand(input, *other.shape)
+
+
+def clone(input, *, memory_format=None):
+    return apply(OPS["clone"], input)
+
+
+def contiguous(input, memory_format=None):
+    if input._data.flags.c_contiguous:
+        return input
+    return clone(input)
+
+
+def to(input, *args, dtype=None, copy=False, **kwargs):
+    from .. import dtypes as dt_mod
+
+    for a in args:
+        if isinstance(a, dt_mod.dtype):
+            dtype = a
+        elif isinstance(a, _T):
+            dtype = a.dtype
+    if dtype is None:
+        return input
+    target = dt_mod.to_numpy_dtype(dtype)
+    if target == input._data.dtype and not copy:
+        return input
+    return apply(OPS["to_dtype"], input, dtype=target)
+
+
+def cat(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    d = _norm_dim(dim, tensors[0].ndim)
+    return apply_variadic("cat", tensors, dim=d, sizes=tuple(t.shape[d] for t in tensors))
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors[1:], 1):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got [{', '.join(map(str, tensors[0].shape))}] "
+                f"at entry 0 and [{', '.join(map(str, t.shape))}] at entry {i}"
+            )
+    return apply_variadic("stack", tensors, dim=_norm_dim(dim, tensors[0].ndim + 1))
+
+
+# -- indexing --------------------------------------------------------------------------------------
+
+def _index_parts(index, ndim):
+    """Split a Python index into basic parts (int, slice, None, Ellipsis) or a fancy index."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    basic = all(
+        isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis
+        or (isinstance(i, _T) and i.ndim == 0 and i._data.dtype.kind in "iu")
+        for i in index
+    )
+    return index, basic
+
+
+def _to_numpy_index(i):
+    if isinstance(i, _T):
+        return i._data
+    if isinstance(i, tuple):
+        return tuple(_to_numpy_index(j) for j in i)
+    if isinstance(i, list):
+        return np.asarray([j._data if isinstance(j, _T) else j for j in i])
+    return i
+
+
+def getitem(input, index):
+    index, basic = _index_parts(index, input.ndim)
+    if not basic:
+        np_index = _to_numpy_index(index)
+        try:
+            np.empty(input.shape, dtype=np.bool_)[np_index]
+        except IndexError as e:
+            raise IndexError(_index_error_text(e, input)) from None
+        return apply(OPS["index"], input, index=np_index, src_shape=input._data.shape)
+    # Basic indexing becomes a chain of Select/Slice/Unsqueeze nodes, as in PyTorch.
+    n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
+    if n_real > input.ndim:
+        raise IndexError(
+            f"too many indices for tensor of dimension {input.ndim}"
+        )
+    expanded = []
+    for i in index:
+        if i is Ellipsis:
+            expanded.extend([slice(None)] * (input.ndim - n_real))
+        else:
+            expanded.append(i)
+    out = input
+    dim = 0
+    for i in expanded:
+        if i is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(i, slice):
+            if i != slice(None):
+                size = out.shape[dim]
+                norm = slice(*i.indices(size))
+                if norm.step <= 0:
+                    raise ValueError("step must be greater than zero")
+                full = (slice(None),) * dim + (norm,)
+                out = apply(OPS["slice"], out, index=full, src_shape=out._data.shape)
+            dim += 1
+        else:
+            k = int(i)
+            size = out.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(
+                    f"index {k} is out of bounds for dimension {dim} with size {size}"
+                )
+            out = apply(OPS["select"], out, dim=dim, index=k % size, src_shape=out._data.shape)
+    if out is input:
+        out = apply(OPS["view"], input, shape=input._data.shape, src_shape=input._data.shape)
+        out = out  # PyTorch returns an alias (a view) for x[...] and x[:]
+    return out
+
+
+def _index_error_text(e, input) -> str:
+    return str(e)
+
+
+def setitem(input, index, value):
+    """``x[index] = value``: in place; a tensor that needs grad gets a CopySlices node."""
+    np_index = _to_numpy_index(index)
+    value_t = value if isinstance(value, _T) else None
+    v = value._data if value_t is not None else value
+    needs_graph = grad_state.enabled and (input.requires_grad or (value_t is not None and value_t.requires_grad))
+    _check_inplace(input)
+    if needs_graph:
+        from ..autograd.inplace import copy_slices
+
+        copy_slices(input, np_index, value_t, v)
+        return
+    input._data[np_index] = v
+    input._version.value += 1
+
+
+def _check_inplace(t):
+    if grad_state.enabled and t.requires_grad and t.grad_fn is None:
+        if t._base is not None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if grad_state.enabled and t._base is not None and t._base.requires_grad and t._base.grad_fn is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation."
+        )
+
+
+# -- in-place ops ----------------------------------------------------------------------------------
+
+def inplace(name, self, other=None, **params):
+    """Run an op in place on ``self``: same values as the out-of-place op, written into self's
+    memory, the version counter bumped, and self's grad_fn replaced by the op's node."""
+    from ..autograd.inplace import apply_inplace
+
+    _check_inplace(self)
+    return apply_inplace(OPS[name], self, other, **params)
+
+
+def zero_(self):
+    _check_inplace(self)
+    from ..autograd.inplace import overwrite
+
+    return overwrite(self, 0)
+
+
+def fill_(self, value):
+    _check_inplace(self)
+    from ..autograd.inplace import overwrite
+
+    return overwrite(self, value)
+
+
+def copy_(self, src):
+    _check_inplace(self)
+    from ..autograd.inplace import copy_from
+
+    return copy_from(self, src)
+
+
+# -- installing methods and operators on Tensor ----------------------------------------------------
+
+def install_methods(T) -> None:
+    global _T
+    _T = T
+    m = {
+        "add": add, "sub": sub, "mul": mul, "div": div, "neg": neg, "pow": pow,
+        "multiply": mul, "subtract": sub, "divide": div, "true_divide": div,
+        "abs": abs, "exp": exp, "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "tanh": tanh,
+        "sigmoid": sigmoid, "relu": relu, "sign": sign, "floor": floor, "ceil": ceil,
+        "round": round, "reciprocal": reciprocal, "clamp": clamp, "clip": clamp,
+        "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf,
+        "isfinite": isfinite,
+        "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
+        "logical_and": logical_and, "logical_or": logical_or, "logical_not": logical_not,
+        "sum": sum, "mean": mean, "max": max, "min": min, "amax": amax,
+        "argmax": argmax, "argmin": argmin, "softmax": softmax, "log_softmax": log_softmax,
+        "norm": norm, "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm,
+        "view": view, "reshape": reshape, "flatten": flatten, "transpose": transpose,
+        "swapaxes": transpose, "t": t, "permute": permute, "squeeze": squeeze,
+        "unsqueeze": unsqueeze, "expand": expand, "expand_as": expand_as, "clone": clone,
+        "contiguous": contiguous, "to": to, "equal": equal, "allclose": allclose,
+        "zero_": zero_, "fill_": fill_, "copy_": copy_, "where": lambda self, c, o: where(c, self, o),
+    }
+    for name, fn in m.items():
+        setattr(T, name, fn)
+
+    T.view_as = lambda self, other: view(self, *other.shape)
+    T.reshape_as = lambda self, other: reshape(self, *other.shape)
+    T.float = lambda self: to(self, np.float32)
+    T.double = lambda self: to(self, np.float64)
+    T.long = lambda self: to(self, np.int64)
+    T.int = lambda self: to(self, np.int32)
+    T.bool = lambda self: to(self, np.bool_)
+    T.half = lambda self: to(self, np.float16)
+    T.type = _type_method
+    T.cpu = lambda self: self
+    T.cuda = lambda self, *a, **k: _no_cuda()
+    T.T = property(lambda self: permute(self, *reversed(range(self.ndim))) if self.ndim != 2 else t(self))
+    T.mT = property(lambda self: transpose(self, -2, -1))
+
+    for name in ("add", "sub", "mul", "div", "clamp", "pow"):
+        setattr(T, name + "_", _make_inplace(name))
+    T.neg_ = lambda self: inplace("neg", self)
+    T.exp_ = lambda self: inplace("exp", self)
+    T.relu_ = lambda self: inplace("relu", self)
+    T.sigmoid_ = lambda self: inplace("sigmoid", self)
+    T.tanh_ = lambda self: inplace("tanh", self)
+    T.sqrt_ = lambda self: inplace("sqrt", self)
+    T.log_ = lambda self: inplace("log", self)
+    T.abs_ = lambda self: inplace("abs", self)
+
+    T.__add__ = lambda self, o: add(self, o)
+    T.__radd__ = lambda self, o: add(self, o)
+    T.__sub__ = lambda self, o: sub(self, o)
+    T.__rsub__ = lambda self, o: rsub(self, o)
+    T.__mul__ = lambda self, o: mul(self, o)
+    T.__rmul__ = lambda self, o: mul(self, o)
+    T.__truediv__ = lambda self, o: div(self, o)
+    T.__rtruediv__ = lambda self, o: div(o, self)
+    T.__floordiv__ = lambda self, o: floor_divide(self, o)
+    T.__rfloordiv__ = lambda self, o: floor_divide(o, self)
+    T.__mod__ = lambda self, o: remainder(self, o)
+    T.__pow__ = lambda self, o: pow(self, o)
+    T.__rpow__ = lambda self, o: pow(o, self)
+    T.__matmul__ = lambda self, o: matmul(self, o)
+    T.__rmatmul__ = lambda self, o: matmul(o, self)
+    T.__neg__ = lambda self: neg(self)
+    T.__pos__ = lambda self: self
+    T.__abs__ = lambda self: abs(self)
+    T.__eq__ = lambda self, o: eq(self, o)
+    T.__ne__ = lambda self, o: ne(self, o)
+    T.__lt__ = lambda self, o: lt(self, o)
+    T.__le__ = lambda self, o: le(self, o)
+    T.__gt__ = lambda self, o: gt(self, o)
+    T.__ge__ = lambda self, o: ge(self, o)
+    T.__and__ = lambda self, o: logical_and(self, o) if self._data.dtype == np.bool_ else _bitwise(np.bitwise_and, self, o)
+    T.__or__ = lambda self, o: logical_or(self, o) if self._data.dtype == np.bool_ else _bitwise(np.bitwise_or, self, o)
+    T.__invert__ = lambda self: logical_not(self) if self._data.dtype == np.bool_ else _T._wrap(~self._data)
+    T.__getitem__ = getitem
+    T.__setitem__ = setitem
+    T.__hash__ = lambda self: id(self)
+    T.__iadd__ = lambda self, o: inplace("add", self, o)
+    T.__isub__ = lambda self, o: inplace("sub", self, o)
+    T.__imul__ = lambda self, o: inplace("mul", self, o)
+    T.__itruediv__ = lambda self, o: inplace("div", self, o)
+
+
+def _bitwise(fn, a, b):
+    return _T._wrap(fn(a._data, _data_of(b)))
+
+
+def _make_inplace(name):
+    def method(self, other=None, *args, **kwargs):
+        if name == "clamp":
+            return inplace("clamp", self, None, min=kwargs.get("min", other), max=kwargs.get("max", args[0] if args else None))
+        if name == "pow":
+            return inplace("pow", self, None, exponent=other)
+        alpha = kwargs.get("alpha", 1)
+        if alpha != 1:
+            return inplace(name, self, other, alpha=alpha)
+        return inplace(name, self, other)
+
+    method.__name__ = name + "_"
+    return method
+
+
+def _type_method(self, dtype=None):
+    if dtype is None:
+        return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+                "int64": "torch.LongTensor", "int32": "torch.IntTensor",
+                "bool": "torch.BoolTensor"}.get(self._data.dtype.name, "torch.Tensor")
+    return to(self, dtype)
+
+
+def _no_cuda():
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+__all__ = [n for n in dir() if not n.startswith("_")]

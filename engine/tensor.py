@@ -1,0 +1,382 @@
+"""``Tensor``: a numpy array with autograd metadata. It stays small: the math lives in the op table
+(``ops.table``), graph recording in ``ops.dispatch``, the backward pass in ``autograd.backward``."""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from . import dtypes as _dt
+from .autograd.grad_mode import state as _grad_state
+from .autograd.node import AccumulateGrad, RemovableHandle
+from .autograd.version import VersionCounter
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it."""
+
+    __slots__ = (
+        "_data",
+        "_requires_grad",
+        "grad_fn",
+        "_grad",
+        "_version",
+        "_base",
+        "_output_nr",
+        "_retains_grad",
+        "_hooks",
+        "_accumulator",
+        "_is_param",
+        "__weakref__",
+    )
+
+    __array_priority__ = 1000  # numpy defers ``ndarray * tensor`` to the tensor
+
+    def __init__(self, data=None, *args, dtype=None, requires_grad=False):
+        # ``torch.Tensor(2, 3)`` is an uninitialised 2x3 float tensor; ``torch.Tensor([1, 2])`` copies.
+        if args or isinstance(data, int):
+            shape = (data, *args) if data is not None else args
+            array = np.zeros(shape, dtype=np.float32)
+        elif data is None:
+            array = np.zeros((0,), dtype=np.float32)
+        else:
+            array = np.array(data._data if isinstance(data, Tensor) else data, dtype=np.float32)
+        self._init(array)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    def _init(self, array: np.ndarray) -> None:
+        self._data = array
+        self._requires_grad = False
+        self.grad_fn = None
+        self._grad = None
+        self._version = VersionCounter()
+        self._base = None
+        self._output_nr = 0
+        self._retains_grad = False
+        self._hooks = None
+        self._accumulator = None
+        self._is_param = False
+
+    @classmethod
+    def _wrap(cls, array: np.ndarray) -> "Tensor":
+        t = object.__new__(Tensor)
+        t._init(array)
+        return t
+
+    # -- autograd metadata -------------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        value = bool(value)
+        if self.grad_fn is not None and not value:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and self._data.dtype.kind not in "f":
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = value
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            import warnings
+
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+                "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+                "informations. (Triggered internally at "
+                "/pytorch/build/aten/src/ATen/core/TensorBody.h:489.)",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None:
+            return  # leaves keep their grad anyway
+        if self._retains_grad:
+            return
+        fn = self.grad_fn
+        if fn.retained is None:
+            fn.retained = {}
+        fn.retained[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def _grad_accumulator(self):
+        acc = self._accumulator() if self._accumulator is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._accumulator = weakref.ref(acc)
+        return acc
+
+    def register_hook(self, hook):
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            self._hooks.append(hook)
+            return RemovableHandle(self._hooks, hook)
+        fn = self.grad_fn
+        if fn.pre_hooks is None:
+            fn.pre_hooks = {}
+        hooks = fn.pre_hooks.setdefault(self._output_nr, [])
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute gradients of this tensor with respect to the graph's leaves (see ``autograd``)."""
+        from .autograd.functional import backward
+
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+    def backward_steps(self, gradient=None, retain_graph=None):
+        """The backward pass as a generator of ``BackwardStep``s, for a debugger to step through."""
+        from .autograd.functional import backward_steps
+
+        return backward_steps(self, gradient, retain_graph=retain_graph)
+
+    def detach(self) -> "Tensor":
+        t = Tensor._wrap(self._data)
+        t._version = self._version
+        t._base = self if self._base is None else self._base
+        return t
+
+    def detach_(self) -> "Tensor":
+        if self._base is not None and self.grad_fn is not None:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        # ``.data`` shares memory but not autograd history nor the version counter: changes made
+        # through it are invisible to autograd (that is why it is discouraged).
+        return Tensor._wrap(self._data)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
+
+    # -- shape and dtype ---------------------------------------------------------------------------
+    @property
+    def shape(self) -> "Size":
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_norm_dim(dim, self._data.ndim)]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    @property
+    def dtype(self):
+        return _dt.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self):
+        return device("cpu")
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def stride(self, dim=None):
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[dim]
+
+    def is_contiguous(self) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    # -- values out --------------------------------------------------------------------------------
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, force: bool = False) -> np.ndarray:
+        if self.requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with more than one value is ambiguous"
+            )
+        return bool(self._data.reshape(()))
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from .tensor_format import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self) if not spec else format(repr(self), spec)
+
+    def __deepcopy__(self, memo):
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001"
+            )
+        t = Tensor._wrap(self._data.copy())
+        t._requires_grad = self._requires_grad
+        if self._grad is not None:
+            t._grad = Tensor._wrap(self._grad._data.copy())
+        memo[id(self)] = t
+        return t
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple that prints as PyTorch prints it."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(map(str, self))}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+class device:  # noqa: N801 - PyTorch's name
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: str = "cpu", index=None) -> None:  # noqa: A002
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        if ":" in type:
+            type, idx = type.split(":", 1)
+            index = int(idx)
+        self.type = type
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+
+def _norm_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n
+
+
+from .ops import api as _api  # noqa: E402  (the methods below delegate to it)
+
+_api.install_methods(Tensor)

@@ -1,0 +1,166 @@
+"""PyTorch's tensor printing (``torch/_tensor_str.py``), reproduced character for character."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+PRECISION = 4
+THRESHOLD = 1000
+EDGEITEMS = 3
+LINEWIDTH = 80
+SCI_MODE = None  # None: automatic, as PyTorch
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None,
+                     profile=None, sci_mode=None):
+    global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
+    if profile == "default":
+        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
+    elif profile == "short":
+        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 2, 1000, 2, 80
+    elif profile == "full":
+        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, math.inf, 3, 80
+    if precision is not None:
+        PRECISION = precision
+    if threshold is not None:
+        THRESHOLD = threshold
+    if edgeitems is not None:
+        EDGEITEMS = edgeitems
+    if linewidth is not None:
+        LINEWIDTH = linewidth
+    SCI_MODE = sci_mode
+
+
+class _Formatter:
+    def __init__(self, values: np.ndarray) -> None:
+        self.floating = values.dtype.kind == "f"
+        self.int_mode = True
+        self.sci_mode = False
+        self.max_width = 1
+        flat = values.reshape(-1)
+        if flat.size == 0:
+            return
+        if not self.floating:
+            self.max_width = max(len(self._plain(v)) for v in flat)
+            return
+        finite = flat[np.isfinite(flat)].astype(np.float64)
+        nonzero = np.abs(finite[finite != 0])
+        if nonzero.size == 0:
+            self.max_width = max(len(self._fmt_nonfinite(v)) if not np.isfinite(v) else 2 for v in flat)
+            for v in flat:
+                self.max_width = max(self.max_width, len(self.format(v)))
+            return
+        mn, mx = nonzero.min(), nonzero.max()
+        self.int_mode = bool(np.all(np.ceil(finite) == finite))
+        if self.int_mode:
+            if mx / mn > 1000.0 or mx > 1.0e8:
+                self.sci_mode = True
+        else:
+            if mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4:
+                self.sci_mode = True
+        if SCI_MODE is not None:
+            self.sci_mode = SCI_MODE
+        self.max_width = max(len(self.format(v)) for v in flat)
+
+    @staticmethod
+    def _plain(v) -> str:
+        if isinstance(v, (bool, np.bool_)):
+            return "True" if v else "False"
+        return str(v)
+
+    @staticmethod
+    def _fmt_nonfinite(v) -> str:
+        return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
+
+    def format(self, v) -> str:
+        if not self.floating:
+            return self._plain(v.item() if hasattr(v, "item") else v)
+        v = float(v)
+        if not math.isfinite(v):
+            return self._fmt_nonfinite(v)
+        if self.sci_mode:
+            return f"{v:.{PRECISION}e}"
+        if self.int_mode:
+            return f"{v:.0f}."
+        return f"{v:.{PRECISION}f}"
+
+    def width(self) -> int:
+        return self.max_width
+
+    def cell(self, v) -> str:
+        return self.format(v).rjust(self.max_width)
+
+
+def _summarized(values: np.ndarray) -> np.ndarray:
+    """The values PyTorch looks at for the formatter when a tensor is summarized."""
+    if values.ndim == 0:
+        return values
+    if values.shape[0] > 2 * EDGEITEMS:
+        parts = [_summarized(v) for v in values[:EDGEITEMS]] + [_summarized(v) for v in values[-EDGEITEMS:]]
+    else:
+        parts = [_summarized(v) for v in values]
+    return np.concatenate([p.reshape(-1) for p in parts]) if parts else values.reshape(-1)
+
+
+def _vector(values, fmt, indent, summarize) -> str:
+    element_length = fmt.width() + 2
+    per_line = max(1, int(math.floor((LINEWIDTH - indent) / element_length)))
+    if summarize and values.shape[0] > 2 * EDGEITEMS:
+        data = [fmt.cell(v) for v in values[:EDGEITEMS]] + [" ..."] + [fmt.cell(v) for v in values[-EDGEITEMS:]]
+    else:
+        data = [fmt.cell(v) for v in values]
+    lines = [data[i:i + per_line] for i in range(0, len(data), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(", ".join(line) for line in lines) + "]"
+
+
+def _body(values, fmt, indent, summarize) -> str:
+    dim = values.ndim
+    if dim == 0:
+        return fmt.format(values)
+    if dim == 1:
+        return _vector(values, fmt, indent, summarize)
+    if summarize and values.shape[0] > 2 * EDGEITEMS:
+        slices = (
+            [_body(values[i], fmt, indent + 1, summarize) for i in range(EDGEITEMS)]
+            + ["..."]
+            + [_body(values[i], fmt, indent + 1, summarize) for i in range(values.shape[0] - EDGEITEMS, values.shape[0])]
+        )
+    else:
+        slices = [_body(values[i], fmt, indent + 1, summarize) for i in range(values.shape[0])]
+    sep = "," + "\n" * (dim - 1) + " " * (indent + 1)
+    return "[" + sep.join(slices) + "]"
+
+
+_DEFAULT_DTYPES = {"float32", "int64", "bool"}
+
+
+def format_values(values: np.ndarray, indent: int) -> str:
+    summarize = values.size > THRESHOLD
+    fmt = _Formatter(_summarized(values) if summarize else values)
+    return _body(values, fmt, indent, summarize)
+
+
+def tensor_repr(t, prefix: str = "tensor(") -> str:
+    values = t._data
+    indent = len(prefix)
+    suffixes = []
+    if values.size == 0 and values.ndim != 1:
+        body = "[]"
+        suffixes.append(f"size=({', '.join(map(str, values.shape))}{',' if values.ndim == 1 else ''})")
+    elif values.size == 0:
+        body = "[]"
+    else:
+        body = format_values(values, indent)
+    if values.dtype.name not in _DEFAULT_DTYPES or (values.size == 0 and values.dtype.name != "float32"):
+        suffixes.append(f"dtype=torch.{values.dtype.name}")
+    fn = t.grad_fn
+    if fn is not None:
+        suffixes.append(f"grad_fn=<{fn.name().rsplit(':', 1)[-1]}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
+    text = prefix + body
+    for s in suffixes:
+        text += ", " + s
+    return text + ")"
