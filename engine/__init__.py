@@ -29,6 +29,7 @@ from .ops.api import (
     sigmoid, sign, sin, softmax, sqrt, squeeze, stack, sub, subtract, sum, swapaxes, t, tanh,
     transpose, true_divide, unsqueeze, where,
 )
+from .ops.api import amin, fix, fmod, square, trunc
 from .tensor import Size, Tensor, device
 from .tensor_format import set_printoptions
 

@@ -144,10 +144,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
             stacklevel=2,
         )
     arr = np.array(_array_from(data, dtype), copy=True)
-    t = Tensor._wrap(arr)
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+    return _finish(arr, requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -163,6 +160,10 @@ def from_numpy(array: np.ndarray) -> Tensor:
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     _dt.from_numpy_dtype(array.dtype)
     return Tensor._wrap(array)
+
+
+def _flat_size(size):
+    return tuple(size[0]) if len(size) == 1 and isinstance(size[0], (tuple, list)) else size
 
 
 def _size(size):
@@ -183,8 +184,17 @@ def _size(size):
 def _finish(arr, requires_grad) -> Tensor:
     t = Tensor._wrap(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        _check_can_require_grad(arr)
+        t._requires_grad = True
     return t
+
+
+def _check_can_require_grad(arr) -> None:
+    # the factory functions' wording (``x.requires_grad_()`` words it differently)
+    if arr.dtype.kind != "f":
+        raise RuntimeError(
+            "Only Tensors of floating point and complex dtype can require gradients"
+        )
 
 
 def _float_dtype(dtype):
@@ -192,6 +202,8 @@ def _float_dtype(dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if any(isinstance(s, (int, np.integer)) and s < 0 for s in _flat_size(size)):
+        raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _finish(np.zeros(_size(size), dtype=_float_dtype(dtype)), requires_grad)
 
 

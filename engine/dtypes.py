@@ -78,6 +78,17 @@ DEFAULT_INT = np.dtype(np.int64)
 _CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
 
 
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """PyTorch's ``promote_types``: across categories the higher category's dtype wins unchanged
+    (int64 with float32 is float32, where numpy says float64); within one, numpy's rule holds."""
+    if a == b:
+        return a
+    ca, cb = _CATEGORY[a.kind], _CATEGORY[b.kind]
+    if ca != cb:
+        return a if ca > cb else b
+    return np.promote_types(a, b)
+
+
 def result_type(*operands) -> np.dtype:
     """PyTorch's result type for a mix of arrays (tensors' data) and Python scalars.
 
@@ -89,9 +100,9 @@ def result_type(*operands) -> np.dtype:
     for op in operands:
         if isinstance(op, np.ndarray):
             if op.ndim:
-                dim_t = op.dtype if dim_t is None else np.promote_types(dim_t, op.dtype)
+                dim_t = op.dtype if dim_t is None else promote_types(dim_t, op.dtype)
             else:
-                zero_t = op.dtype if zero_t is None else np.promote_types(zero_t, op.dtype)
+                zero_t = op.dtype if zero_t is None else promote_types(zero_t, op.dtype)
         else:
             if op.__class__ is builtins.bool or isinstance(op, np.bool_):
                 s = bool.np

@@ -90,6 +90,9 @@ class Tensor:
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
+        if requires_grad and self._data.dtype.kind != "f":
+            # PyTorch's method words it differently from the attribute setter
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self
 
@@ -121,9 +124,15 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
             if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '[{', '.join(map(str, value.shape))}]'"
+                    f" to a tensor of size '[{', '.join(map(str, self.shape))}]'. Please ensure "
+                    "that the gradient and the tensor are the same size"
+                )
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                from .autograd.inplace import grad_dtype_error
+
+                raise grad_dtype_error(value._data.dtype, self._data.dtype)
         self._grad = value
 
     @property

@@ -34,56 +34,54 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
 
 
 class _Formatter:
+    """torch/_tensor_str.py's ``_Formatter``: the mode (int / fixed / scientific) and the column
+    width come from the nonzero finite values only; zeros, nan and inf are padded to that width
+    (or overflow it: ``tensor([nan, 1., inf])``)."""
+
     def __init__(self, values: np.ndarray) -> None:
         self.floating = values.dtype.kind == "f"
         self.int_mode = True
         self.sci_mode = False
         self.max_width = 1
         flat = values.reshape(-1)
-        if flat.size == 0:
-            return
         if not self.floating:
-            self.max_width = max(len(self._plain(v)) for v in flat)
+            for v in flat.tolist():
+                self.max_width = max(self.max_width, len(str(v)))
             return
-        finite = flat[np.isfinite(flat)].astype(np.float64)
-        nonzero = np.abs(finite[finite != 0])
-        if nonzero.size == 0:
-            self.max_width = max(len(self._fmt_nonfinite(v)) if not np.isfinite(v) else 2 for v in flat)
-            for v in flat:
-                self.max_width = max(self.max_width, len(self.format(v)))
+        finite = flat[np.isfinite(flat) & (flat != 0)]
+        if finite.size == 0:
+            if SCI_MODE is not None:
+                self.sci_mode = SCI_MODE
             return
-        mn, mx = nonzero.min(), nonzero.max()
+        as_double = finite.astype(np.float64)
+        magnitudes = np.abs(as_double)
+        mn, mx = magnitudes.min(), magnitudes.max()
+        items = finite.tolist()
         self.int_mode = bool(np.all(np.ceil(finite) == finite))
         if self.int_mode:
             if mx / mn > 1000.0 or mx > 1.0e8:
                 self.sci_mode = True
+                widths = (len(f"{v:.{PRECISION}e}") for v in items)
+            else:
+                widths = (len(f"{v:.0f}") + 1 for v in items)
+        elif mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4:
+            self.sci_mode = True
+            widths = (len(f"{v:.{PRECISION}e}") for v in items)
         else:
-            if mx / mn > 1000.0 or mx > 1.0e8 or mn < 1.0e-4:
-                self.sci_mode = True
+            widths = (len(f"{v:.{PRECISION}f}") for v in items)
+        self.max_width = max(self.max_width, max(widths))
         if SCI_MODE is not None:
             self.sci_mode = SCI_MODE
-        self.max_width = max(len(self.format(v)) for v in flat)
-
-    @staticmethod
-    def _plain(v) -> str:
-        if isinstance(v, (bool, np.bool_)):
-            return "True" if v else "False"
-        return str(v)
-
-    @staticmethod
-    def _fmt_nonfinite(v) -> str:
-        return "nan" if np.isnan(v) else ("inf" if v > 0 else "-inf")
 
     def format(self, v) -> str:
+        v = v.item() if hasattr(v, "item") else v
         if not self.floating:
-            return self._plain(v.item() if hasattr(v, "item") else v)
-        v = float(v)
-        if not math.isfinite(v):
-            return self._fmt_nonfinite(v)
+            return str(v)
         if self.sci_mode:
-            return f"{v:.{PRECISION}e}"
+            return f"{v:{self.max_width}.{PRECISION}e}"
         if self.int_mode:
-            return f"{v:.0f}."
+            text = f"{v:.0f}"
+            return text if math.isinf(v) or math.isnan(v) else text + "."
         return f"{v:.{PRECISION}f}"
 
     def width(self) -> int:
@@ -118,7 +116,7 @@ def _vector(values, fmt, indent, summarize) -> str:
 def _body(values, fmt, indent, summarize) -> str:
     dim = values.ndim
     if dim == 0:
-        return fmt.format(values)
+        return fmt.cell(values)
     if dim == 1:
         return _vector(values, fmt, indent, summarize)
     if summarize and values.shape[0] > 2 * EDGEITEMS:
@@ -160,7 +158,20 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
         suffixes.append(f"grad_fn=<{fn.name().rsplit(':', 1)[-1]}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
-    text = prefix + body
-    for s in suffixes:
-        text += ", " + s
-    return text + ")"
+    return _add_suffixes(prefix + body, suffixes, indent)
+
+
+def _add_suffixes(text: str, suffixes, indent: int) -> str:
+    """Append ``, dtype=...``, ``, grad_fn=<...>``, moving one to a new line when it would cross
+    the line width (PyTorch's ``_add_suffixes``)."""
+    parts = [text]
+    last_line_len = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line_len + len(suffix) + 2 > LINEWIDTH:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line_len = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line_len += len(suffix) + 2
+    parts.append(")")
+    return "".join(parts)

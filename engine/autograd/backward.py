@@ -131,9 +131,21 @@ def backward_steps(
     return captured
 
 
-def _run_pre_hooks(fn, grads):
-    from ..tensor import Tensor
+_Tensor = None
 
+
+def _tensor_cls():
+    # Cached: an import statement per backward node would cost more than the node.
+    global _Tensor
+    if _Tensor is None:
+        from ..tensor import Tensor
+
+        _Tensor = Tensor
+    return _Tensor
+
+
+def _run_pre_hooks(fn, grads):
+    Tensor = _tensor_cls()
     grads = list(grads)
     for nr, hooks in fn.pre_hooks.items():
         if grads[nr] is None:
@@ -146,8 +158,7 @@ def _run_pre_hooks(fn, grads):
 
 
 def _write_retained(fn, grads) -> None:
-    from ..tensor import Tensor
-
+    Tensor = _tensor_cls()
     for nr, ref in fn.retained.items():
         t = ref()
         g = grads[nr]
@@ -162,8 +173,7 @@ def _write_retained(fn, grads) -> None:
 
 def _accumulate(leaf, g):
     """Add ``g`` into ``leaf.grad`` after the leaf's hooks; returns the write for the step record."""
-    from ..tensor import Tensor
-
+    Tensor = _tensor_cls()
     if leaf._hooks:
         for hook in list(leaf._hooks):
             result = hook(Tensor._wrap(g))
@@ -184,5 +194,5 @@ def _accumulate(leaf, g):
 
 def _check_anomaly(fn, out) -> None:
     for i, g in enumerate(out):
-        if g is not None and g.dtype.kind == "f" and not np.isfinite(g).all():
+        if g is not None and g.dtype.kind == "f" and np.isnan(g).any():  # NaN only, as PyTorch
             raise RuntimeError(f"Function '{fn.name()}' returned nan values in its {i}th output.")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import deque
+
 import numpy as np
 
 from ..events import BACKWARD_FINISHED, BACKWARD_STARTED, hub
@@ -69,12 +71,13 @@ def backward_steps(tensors, grad_tensors=None, retain_graph=None, inputs=None):
     tensors = _as_list(tensors)
     grad_tensors = _as_list(grad_tensors)
     roots, grads = _make_roots(tensors, grad_tensors)
-    return _with_events(roots, _steps(roots, grads, retain_graph=bool(retain_graph)))
+    return _with_events(roots, _steps(roots, grads, retain_graph=bool(retain_graph)), tensors)
 
 
-def _with_events(roots, gen):
+def _with_events(roots, gen, tensors=()):
     if hub.active:
-        hub.emit(BACKWARD_STARTED, roots=roots)
+        # ``tensors`` (what backward() was called on) lets the training plot read the loss
+        hub.emit(BACKWARD_STARTED, roots=roots, tensors=tuple(tensors))
     result = yield from gen
     if hub.active:
         hub.emit(BACKWARD_FINISHED, roots=roots)
@@ -94,8 +97,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         if not inputs:
             raise RuntimeError("'inputs' argument to backward() cannot be empty.")
         return _backward_into(tensors, grad_tensors, retain_graph, inputs)
-    for _ in backward_steps(tensors, grad_tensors, retain_graph=retain_graph):
-        pass
+    # deque(maxlen=0) drains the generator in C: no Python loop around the steps.
+    deque(backward_steps(tensors, grad_tensors, retain_graph=retain_graph), maxlen=0)
 
 
 def _backward_into(tensors, grad_tensors, retain_graph, inputs):
@@ -119,6 +122,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     outputs = _as_list(outputs)
     inputs_list = _as_list(inputs)
     grad_outputs = _as_list(grad_outputs)
+    if not inputs_list:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     for i, t in enumerate(inputs_list):
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -140,8 +145,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 continue
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {len(result)} appears to not have been "
+                    "used in the graph. Set allow_unused=True if this is the desired behavior."
                 )
             result.append(None)
         else:

@@ -24,8 +24,47 @@ def _title(dt: np.dtype) -> str:
             "bool": "Bool", "float16": "Half", "uint8": "Byte"}.get(dt.name, dt.name)
 
 
+_FAST_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+_Tensor = None
+
+
+def grad_dtype_error(given: np.dtype, own: np.dtype) -> RuntimeError:
+    """PyTorch's error for ``t.grad = g`` with another dtype (scalar-type names, two spellings)."""
+    lower = {"float32": "float", "float64": "double", "float16": "c10::Half"}
+    return RuntimeError(
+        f"attempting to assign a gradient with dtype '{lower.get(given.name, given.name)}' to a "
+        f"tensor with grad_dtype '{_title(own)}'. The gradient must match the tensor's grad_dtype "
+        "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a "
+        "specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the "
+        "dtypes of a tensor and its gradient may break downstream systems that assume they match."
+    )
+
+
 def apply_inplace(op, self, other=None, **params):
-    from ..tensor import Tensor
+    global _Tensor
+    if _Tensor is None:
+        from ..tensor import Tensor as _T
+
+        _Tensor = _T
+    Tensor = _Tensor
+    # Fast path for what optimizers do many times per step (``p -= lr * g`` under no_grad): a
+    # float tensor updated by a same-shaped, same-dtype tensor or a Python number, with nothing to
+    # record. Same values and version bump as the general path below.
+    ufunc = _FAST_UFUNCS.get(op.name)
+    if ufunc is not None and not params and self._data.dtype.kind == "f":
+        o = other._data if isinstance(other, Tensor) else other
+        recording = grad_state.enabled and (
+            self._requires_grad or (isinstance(other, Tensor) and other._requires_grad)
+        )
+        if not recording and (
+            o.__class__ is float
+            or o.__class__ is int
+            or (o.__class__ is np.ndarray and o.dtype == self._data.dtype
+                and o.shape == self._data.shape)
+        ):
+            ufunc(self._data, o, out=self._data)
+            self._version.value += 1
+            return self
 
     other_t = other if isinstance(other, Tensor) else None
     if other is not None and not isinstance(other, Tensor) and not np.isscalar(other):
@@ -56,11 +95,6 @@ def apply_inplace(op, self, other=None, **params):
     needs = grad_state.enabled and op.vjps is not None and (
         self.requires_grad or (other_t is not None and other_t.requires_grad)
     )
-    if needs and self._base is not None and self._base.requires_grad:
-        raise RuntimeError(
-            "gradstep does not support in-place operations on a view of a tensor that requires "
-            "grad; write the result to a new tensor instead (for example y = y * 2)"
-        )
     node = None
     if needs:
         old = Tensor._wrap(self._data.copy()) if "x" in op.saves else None
@@ -69,6 +103,8 @@ def apply_inplace(op, self, other=None, **params):
             saved = (old, other_t if "y" in op.saves else None)
             if saved[1] is None and other is not None and "y" in op.saves:
                 saved = (old, Tensor._wrap(cast[1]))
+            if other is None:
+                saved = saved[:1]  # one argument: the rule's parameters follow ``x`` directly
         next_functions = (edge(self),) + (() if other is None else (edge(other_t) if other_t is not None else (None, 0),))
         meta = tuple((a.shape, a.dtype) for a in cast)
         meta = (( self._data.shape, self._data.dtype),) + meta[1:]
@@ -79,6 +115,8 @@ def apply_inplace(op, self, other=None, **params):
         if "r" in op.saves:
             node.ans = self._data
             node.ans_version = (self._version, self._version.value, self._data.shape, self._data.dtype)
+        if _rebases(self):
+            node = rebase_on_base(self, node, self._data)
         self.grad_fn = node
         self._requires_grad = True
         self._retains_grad = False
@@ -99,24 +137,110 @@ def copy_from(self, src):
 
 
 def copy_slices(target, index, value_t, value):
-    """``target[index] = value`` where a gradient must flow: target's grad_fn becomes CopySlices."""
-    from ..tensor import Tensor
-
-    if target._base is not None and target._base.requires_grad:
-        raise RuntimeError(
-            "gradstep does not support item assignment into a view of a tensor that requires "
-            "grad; assign into the base tensor instead"
-        )
+    """``target[index] = value`` where a gradient must flow: target's grad_fn becomes CopySlices
+    (IndexPutBackward0 for a tensor or mask index); written into a view, the view's base gets it."""
     old_edge = edge(target)
     v_edge = edge(value_t) if value_t is not None else (None, 0)
     v_arr = value_t._data if value_t is not None else np.asarray(value, dtype=target._data.dtype)
     target._data[index] = v_arr
     target._version.value += 1
-    node = Node(OPS["copy_slices"], {"index": index}, (old_edge, v_edge),
-                ((target._data.shape, target._data.dtype), (v_arr.shape, target._data.dtype)),
-                None, None, None)
+    # ``x[mask] = v`` and ``x[[0, 2]] = v`` are index_put_ in PyTorch, basic indices CopySlices
+    parts = index if isinstance(index, tuple) else (index,)
+    advanced = any(isinstance(i, np.ndarray) for i in parts)
+    meta = ((target._data.shape, target._data.dtype), (v_arr.shape, target._data.dtype))
+    if _rebases(target):
+        # PyTorch copies into a view of the view (basic index) or index_puts into the view itself;
+        # either way the base records one CopySlices over that region.
+        if advanced:
+            inner = Node(OPS["index_put"], {"index": index}, (old_edge, v_edge), meta, None, None,
+                         None)
+            region = target._data
+        else:
+            # a trailing Ellipsis keeps even ``v[0, 1]`` a (0-d) view rather than a copied scalar
+            region = target._data[parts if any(p is Ellipsis for p in parts) else parts + (...,)]
+            inner = Node(OPS["copy"], {}, (old_edge, v_edge),
+                         ((region.shape, region.dtype), meta[1]), None, None, None)
+        node = rebase_on_base(target, inner, region)
+    else:
+        op = OPS["index_put"] if advanced else OPS["copy_slices"]
+        node = Node(op, {"index": index}, (old_edge, v_edge), meta, None, None, None)
     target.grad_fn = node
     target._requires_grad = True
     if hub.active:
         hub.emit(OP_RECORDED, node=node, output=target)
-    del Tensor
+
+
+# -- in-place writes through a view ----------------------------------------------------------------
+
+def _rebases(t) -> bool:
+    """Whether an in-place write into ``t`` rewrites its base's history (PyTorch's view + in-place
+    rule). ``t.detach()`` shares memory through ``_base`` but is no differentiable view of it."""
+    base = t._base
+    return base is not None and (t.grad_fn is not None or not base.requires_grad)
+
+
+def flat_positions(base: np.ndarray, region: np.ndarray):
+    """The flat (C-order) positions in ``base`` of each element of ``region``, a numpy view into
+    it; None when ``base`` is not C-contiguous (no flat order to speak of)."""
+    if not base.flags.c_contiguous:
+        return None
+    start = region.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    positions = np.arange(base.size, dtype=np.int64)
+    scale = positions.itemsize / base.itemsize
+    strides = tuple(int(st * scale) for st in region.strides)
+    first = positions[start // base.itemsize:]
+    return np.lib.stride_tricks.as_strided(first, region.shape, strides).copy()
+
+
+class _CopySlicesOp:
+    """An in-place op on a view, seen from the view's base (PyTorch's CopySlices): the base's old
+    value gets the incoming gradient with the region replaced by the op's gradient for the view's
+    old value; the op's other inputs get theirs from the region's gradient."""
+
+    __slots__ = ("inner", "positions", "vjps")
+    node_name = "torch::autograd::CopySlices"
+
+    def __init__(self, inner, positions) -> None:
+        self.inner = inner
+        self.positions = positions
+        self.vjps = tuple(self._rule(i, rule) for i, rule in enumerate(inner.vjps))
+
+    def _rule(self, i, rule):
+        positions = self.positions
+
+        def vjp(g, ans, *args, **params):
+            region_grad = g.reshape(-1)[positions]
+            gi = rule(region_grad, ans, *args, **params)
+            if i:
+                return gi
+            out = np.array(g, copy=True)
+            out.reshape(-1)[positions] = np.broadcast_to(gi, positions.shape)
+            return out
+
+        return vjp
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def rebase_on_base(view, node, region):
+    """Move ``node`` (an in-place op recorded on ``view``, over ``region`` of it) onto the view's
+    base as a CopySlices, and return the view's new node: AsStridedBackward0 over that CopySlices.
+    """
+    base = view._base
+    positions = flat_positions(base._data, region)
+    if positions is None:
+        raise RuntimeError(
+            "gradstep supports in-place writes into a view only when the view's base is "
+            "contiguous; write into a copy instead (for example y = y.clone())"
+        )
+    node.op = _CopySlicesOp(node.op, positions)
+    node.next_functions = (edge(base),) + tuple(node.next_functions[1:])
+    node.input_meta = ((base._data.shape, base._data.dtype),) + tuple(node.input_meta[1:])
+    base.grad_fn = node
+    base._requires_grad = True
+    if hub.active:
+        hub.emit(OP_RECORDED, node=node, output=base)
+    view_positions = positions if region is view._data else flat_positions(base._data, view._data)
+    return Node(OPS["as_strided"], {"positions": view_positions, "base_shape": base._data.shape},
+                ((node, 0),), ((base._data.shape, base._data.dtype),), None, None, None)

@@ -45,19 +45,22 @@ class Node:
         "num_outputs",
         "pre_hooks",
         "retained",
-        "metadata",
+        "_metadata",
         "__weakref__",
     )
 
-    def __init__(self, op, params, next_functions, input_meta, saved, ans, ans_version):
+    def __init__(self, op, params, next_functions, input_meta, saved, ans, ans_version,
+                 saved_versions=None):
         self.op = op
         self.params = params
         self.next_functions = next_functions
         self.input_meta = input_meta  # ((shape, np.dtype), ...) per input
-        self.saved = saved  # tuple of Tensors or None, per input, for the inputs the rule reads
-        self.saved_versions = (
-            tuple(None if t is None else t._version.value for t in saved) if saved else None
-        )
+        # Per argument, what the rule reads: a Tensor (checked against its version at backward),
+        # a constant (a Python scalar or an array the op cast), or None.
+        self.saved = saved
+        if saved and saved_versions is None:
+            saved_versions = [t._version.value if hasattr(t, "_version") else None for t in saved]
+        self.saved_versions = saved_versions
         self.ans = ans  # the output's array, when the rule reads it
         self.ans_version = ans_version  # (counter, value) of the output, when ans is saved
         self.freed = False
@@ -65,7 +68,13 @@ class Node:
         self.num_outputs = 1
         self.pre_hooks = None  # {output_nr: [hook, ...]} from tensor.register_hook on non-leaves
         self.retained = None  # {output_nr: weakref to a tensor that retains its grad}
-        self.metadata = {}
+        self._metadata = None  # made on first use: one dict less per op for the GC to track
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     def name(self) -> str:
         return self.op.node_name
@@ -83,14 +92,16 @@ class Node:
         """Saved values by role (``self``, ``other``, ``result``), raising once they are freed."""
         if self.freed:
             raise RuntimeError(_FREED_MESSAGE)
+        from ..tensor import Tensor
+
         out = {}
         roles = self.op.roles
         if self.saved:
             for role, t in zip(roles, self.saved):
                 if t is not None:
-                    out[role] = t
+                    out[role] = t if isinstance(t, Tensor) else Tensor._wrap(np.asarray(t))
         if self.ans is not None:
-            out["result"] = self.ans
+            out["result"] = Tensor._wrap(self.ans)
         return out
 
     def register_hook(self, fn):
@@ -117,23 +128,22 @@ class Node:
         if self.saved:
             arrays = []
             for t, version in zip(self.saved, self.saved_versions):
-                if t is None:
-                    arrays.append(None)
+                if version is None:  # a constant, or nothing saved
+                    arrays.append(t)
                     continue
                 if t._version.value != version:
-                    raise _modified_error(t, version, self)
+                    fn = t.grad_fn
+                    producer = (
+                        "" if fn is None else f", which is output {t._output_nr} of {fn.name()},"
+                    )
+                    raise _modified_error(t._data.dtype, t.shape, producer, t._version.value,
+                                          version)
                 arrays.append(t._data)
         if self.ans_version is not None:
             counter, version, shape, dtype = self.ans_version
             if counter.value != version:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by an "
-                    f"inplace operation: [torch.{_np_name(dtype)} [{', '.join(map(str, shape))}]], "
-                    f"which is output 0 of {self.op.node_name}, is at version {counter.value}; "
-                    f"expected version {version} instead. Hint: enable anomaly detection to find "
-                    "the operation that failed to compute its gradient, with "
-                    "torch.autograd.set_detect_anomaly(True)."
-                )
+                raise _modified_error(dtype, shape, f", which is output 0 of {self.op.node_name},",
+                                      counter.value, version)
         return arrays
 
     def apply(self, grads):
@@ -162,19 +172,17 @@ def _np_name(dtype) -> str:
     )
 
 
-def _modified_error(t, version, node) -> RuntimeError:
-    shape = ", ".join(map(str, t.shape))
-    producer = (
-        f"output 0 of {t.grad_fn.name()}" if t.grad_fn is not None and not t.is_leaf else "a leaf"
-    )
-    if t.grad_fn is None:
-        producer = "a leaf Variable"
+def _modified_error(dtype, shape, producer, current, version) -> RuntimeError:
+    # PyTorch names the producing node without its "Backward0" suffix ("output 0 of Exp")
+    import re
+
+    producer = re.sub(r"Backward\d+,$", ",", producer)
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: [torch.{_np_name(t._data.dtype)} [{shape}]], which is {producer}, is at "
-        f"version {t._version.value}; expected version {version} instead. Hint: enable anomaly "
-        "detection to find the operation that failed to compute its gradient, with "
-        "torch.autograd.set_detect_anomaly(True)."
+        f"operation: [torch.{_np_name(dtype)} [{', '.join(map(str, shape))}]]{producer} is at "
+        f"version {current}; expected version {version} instead. Hint: enable anomaly detection "
+        "to find the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
 
 

@@ -21,6 +21,9 @@ def _tensor(x):
 
 def _as_tensor_arg(x):
     """Tensors pass through; numpy arrays and lists become constant tensors; scalars stay scalars."""
+    cls = x.__class__
+    if cls is _T or cls is float or cls is int:  # the common cases, before the slower checks
+        return x
     if isinstance(x, _T) or isinstance(x, (bool, numbers.Number)) and not isinstance(x, np.ndarray):
         return x
     from ..creation import tensor
@@ -67,7 +70,6 @@ def add(input, other, *, alpha=1):
     input, other = _as_tensor_arg(input), _as_tensor_arg(other)
     if not isinstance(input, _T):
         input, other = other, input
-    _check_broadcast(input, other)
     return apply(OPS["add"], input, other, alpha=alpha) if alpha != 1 else apply(OPS["add"], input, other)
 
 
@@ -75,13 +77,13 @@ def sub(input, other, *, alpha=1):
     input, other = _as_tensor_arg(input), _as_tensor_arg(other)
     if not isinstance(input, _T):
         return rsub(other, input)
-    _check_broadcast(input, other)
     return apply(OPS["sub"], input, other, alpha=alpha) if alpha != 1 else apply(OPS["sub"], input, other)
 
 
-def rsub(input, other):
+def rsub(input, other, *, alpha=1):
     if isinstance(other, _T):
-        return sub(other, input)
+        params = {"alpha": alpha} if alpha != 1 else _EMPTY
+        return apply(OPS["rsub_tensor"], input, other, **params)
     return apply(OPS["rsub"], input, other)
 
 
@@ -89,7 +91,7 @@ def mul(input, other):
     input, other = _as_tensor_arg(input), _as_tensor_arg(other)
     if not isinstance(input, _T):
         input, other = other, input
-    _check_broadcast(input, other)
+    # A broadcasting mismatch surfaces from numpy and dispatch words it as PyTorch does.
     return apply(OPS["mul"], input, other)
 
 
@@ -103,7 +105,6 @@ def div(input, other, *, rounding_mode=None):
     if not isinstance(input, _T):
         # PyTorch computes ``2 / x`` as ``x.reciprocal() * 2``.
         return mul(reciprocal(other), input)
-    _check_broadcast(input, other)
     return apply(OPS["div"], input, other)
 
 
@@ -128,10 +129,17 @@ def pow(input, exponent):  # noqa: A001
         if isinstance(exponent, _T):
             _check_broadcast(input, exponent)
             return apply(OPS["pow_tensor"], input, exponent)
-        if input._data.dtype.kind in "biu" and isinstance(exponent, float):
-            input = input.float()
-        return apply(OPS["pow"], input, exponent=exponent)
-    return apply(OPS["rpow"], exponent, base=input)
+        return apply(OPS["pow"], _promoted_for(input, exponent), exponent=exponent)
+    return apply(OPS["rpow"], _promoted_for(exponent, input), base=input)
+
+
+def _promoted_for(input, *scalars):
+    """``input`` cast to the result type it makes with Python-number arguments that the op takes
+    as parameters (``int_tensor ** 0.5`` and ``int_tensor.clamp(0.5)`` compute in float32)."""
+    from ..dtypes import result_type
+
+    dt = result_type(input._data, *(s for s in scalars if s is not None))
+    return input if dt == input._data.dtype else to(input, dt)
 
 
 def _unary(name):
@@ -153,6 +161,8 @@ tanh = _unary("tanh")
 sigmoid = _unary("sigmoid")
 relu = _unary("relu")
 sign = _unary("sign")
+trunc = _unary("trunc")
+fix = trunc
 floor = _unary("floor")
 ceil = _unary("ceil")
 isnan = _unary("isnan")
@@ -168,7 +178,12 @@ def round(input, decimals=0):  # noqa: A001
 def clamp(input, min=None, max=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    return apply(OPS["clamp"], input, min=min, max=max)
+    if isinstance(min, _T) or isinstance(max, _T):
+        # one ClampBackward0 with an edge per bound (a missing bound is a constant infinity)
+        lo = -np.inf if min is None else _as_tensor_arg(min)
+        hi = np.inf if max is None else _as_tensor_arg(max)
+        return apply(OPS["clamp_tensor"], input, lo, hi)
+    return apply(OPS["clamp"], _promoted_for(input, min, max), min=min, max=max)
 
 
 clip = clamp
@@ -185,7 +200,11 @@ def minimum(input, other):
 def where(condition, input=None, other=None):
     if input is None:
         return tuple(_T._wrap(i) for i in np.nonzero(condition._data))
-    return apply(OPS["where"], condition, _as_tensor_arg(input), _as_tensor_arg(other))
+    input, other = _as_tensor_arg(input), _as_tensor_arg(other)
+    _check_broadcast(input, other)
+    _check_broadcast(condition, input)
+    _check_broadcast(condition, other)
+    return apply(OPS["where"], condition, input, other)
 
 
 def _binary_nondiff(name):
@@ -204,9 +223,26 @@ gt = _binary_nondiff("gt")
 ge = _binary_nondiff("ge")
 logical_and = _binary_nondiff("logical_and")
 logical_or = _binary_nondiff("logical_or")
-floor_divide = _binary_nondiff("floor_divide")
-remainder = _binary_nondiff("remainder")
-fmod = remainder
+def _scalar_or_tensor(name):
+    """Ops with a Scalar overload (one edge) and a Tensor overload (two): ``x % 2``, ``x % y``."""
+
+    def fn(input, other):
+        input, other = _as_tensor_arg(input), _as_tensor_arg(other)
+        if isinstance(input, _T) and not isinstance(other, _T):
+            return apply(OPS[name], input, other)
+        return apply(OPS[name + "_tensor"], input, other)
+
+    fn.__name__ = name
+    return fn
+
+
+floor_divide = _scalar_or_tensor("floor_divide")
+remainder = _scalar_or_tensor("remainder")
+fmod = _scalar_or_tensor("fmod")
+
+
+def square(input):
+    return pow(input, 2)
 
 
 def equal(input, other) -> bool:
@@ -227,31 +263,44 @@ def _data_of(x):
 
 # -- reductions ------------------------------------------------------------------------------------
 
+def _reduction_dtype(dtype):
+    # the dtype travels with the node: PyTorch's Sum/MeanBackward casts the gradient back itself
+    from ..dtypes import to_numpy_dtype
+
+    return _EMPTY if dtype is None else {"dtype": to_numpy_dtype(dtype)}
+
+
+_EMPTY: dict = {}
+
+
 def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
     dim = axis if dim is None else dim
-    if dtype is not None:
-        input = input.to(dtype)
+    extra = _reduction_dtype(dtype)
     if dim is None:
-        return apply(OPS["sum"], input, shape=input._data.shape)
+        return apply(OPS["sum"], input, shape=input._data.shape, **extra)
     dims = _norm_dims(tuple(dim) if isinstance(dim, list) else dim, input.ndim)
     if input.ndim == 0:
         dims = None
-    return apply(OPS["sum_dim"], input, dim=dims, keepdim=keepdim, shape=input._data.shape)
+    elif dims == ():
+        dims = tuple(range(input.ndim))  # PyTorch: an empty dim list reduces every dimension
+    return apply(OPS["sum_dim"], input, dim=dims, keepdim=keepdim, shape=input._data.shape,
+                 **extra)
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
     dim = axis if dim is None else dim
-    if dtype is not None:
-        input = input.to(dtype)
-    if input._data.dtype.kind != "f":
+    extra = _reduction_dtype(dtype)
+    kind = extra["dtype"].kind if extra else input._data.dtype.kind
+    if kind != "f":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {_dtype_title(input)}"
         )
     if dim is None:
-        return apply(OPS["mean"], input, shape=input._data.shape)
+        return apply(OPS["mean"], input, shape=input._data.shape, **extra)
     dims = _norm_dims(tuple(dim) if isinstance(dim, list) else dim, input.ndim)
-    return apply(OPS["mean_dim"], input, dim=dims, keepdim=keepdim, shape=input._data.shape)
+    return apply(OPS["mean_dim"], input, dim=dims, keepdim=keepdim, shape=input._data.shape,
+                 **extra)
 
 
 def _dtype_title(t) -> str:
@@ -312,8 +361,18 @@ def min(input, dim=None, keepdim=False):  # noqa: A001
     return _minmax("min", input, dim, keepdim)
 
 
-def amax(input, dim=None, keepdim=False):
-    return max(input) if dim is None else max(input, dim, keepdim)[0]
+def amax(input, dim=(), keepdim=False):
+    return _amax_amin("amax", input, dim, keepdim)
+
+
+def amin(input, dim=(), keepdim=False):
+    return _amax_amin("amin", input, dim, keepdim)
+
+
+def _amax_amin(name, input, dim, keepdim):
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    dims = tuple(sorted({_norm_dim(d, input.ndim) for d in dims})) or tuple(range(input.ndim))
+    return apply(OPS[name], input, dim=dims if input.ndim else None, keepdim=keepdim)
 
 
 def argmax(input, dim=None, keepdim=False):
@@ -338,12 +397,15 @@ def log_softmax(input, dim=None, dtype=None):
     return apply(OPS["log_softmax"], input, dim=_norm_dim(dim, input.ndim))
 
 
-def norm(input, p=2, dim=None, keepdim=False):
-    if p == 2 or p == "fro":
-        return sqrt(sum(input * input, dim=dim, keepdim=keepdim)) if dim is not None else sqrt(sum(input * input))
-    if p == 1:
-        return sum(abs(input), dim=dim, keepdim=keepdim) if dim is not None else sum(abs(input))
-    raise NotImplementedError(f"norm with p={p!r} is not supported by the engine")
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """``torch.norm`` / ``Tensor.norm`` of a vector (LinalgVectorNormBackward0, as PyTorch)."""
+    p = 2 if p in ("fro", None) else p
+    if isinstance(p, str) or p <= 0:
+        raise NotImplementedError(f"norm with p={p!r} is not supported by the engine")
+    if dim is not None:
+        dims = (dim,) if isinstance(dim, int) else dim
+        dim = tuple(sorted({_norm_dim(d, input.ndim) for d in dims}))
+    return apply(OPS["vector_norm"], input, ord=p, dim=dim, keepdim=keepdim)
 
 
 # -- matrix ----------------------------------------------------------------------------------------
@@ -359,6 +421,10 @@ def _mat_error(a, b):
             "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
             "of elements, but got {} and {} elements respectively".format(sa[0], sb[0], sa[0], sb[0])
         )
+    if a.ndim == 1 and b.ndim == 2:
+        return RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied (1x{sa[0]} and {sb[0]}x{sb[1]})"
+        )
     if a.ndim == 2 and b.ndim == 1:
         return RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec ({sb[0]})")
     return RuntimeError(
@@ -368,6 +434,8 @@ def _mat_error(a, b):
 
 
 def matmul(input, other):
+    """``a @ b`` decomposed as PyTorch's ``_matmul_impl`` does it, so the recorded nodes match:
+    dot, mv, mm, a fold of the batch into mm/mv rows, or expand + bmm."""
     a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
@@ -375,33 +443,63 @@ def matmul(input, other):
         )
     if a.shape[-1] != (b.shape[0] if b.ndim == 1 else b.shape[-2]):
         raise _mat_error(a, b)
-    if a.ndim == 1 and b.ndim == 1:
+    da, db = a.ndim, b.ndim
+    if da == 1 and db == 1:
         return apply(OPS["dot"], a, b)
-    if a.ndim == 2 and b.ndim == 1:
+    if da == 2 and db == 1:
         return apply(OPS["mv"], a, b)
-    if a.ndim == 1 and b.ndim == 2:
-        return squeeze(apply(OPS["mm"], unsqueeze(a, 0), b), 0, _node="squeeze_dim4")
-    if a.ndim == 2 and b.ndim == 2:
+    if da == 1 and db == 2:
+        out = squeeze(apply(OPS["mm"], unsqueeze(a, 0), b), 0, _node="squeeze_dim4")
+        out._version.value += 1  # PyTorch squeezes in place (squeeze_), bumping the version
+        return out
+    if da == 2 and db == 2:
         return apply(OPS["mm"], a, b)
-    if b.ndim <= 2 and a.ndim >= 3:
-        # PyTorch folds the batch into the rows: view, mm, then an unsafe view back.
-        rows = a.reshape(-1, a.shape[-1])
-        out = apply(OPS["mm"], rows, b if b.ndim == 2 else unsqueeze(b, 1))
-        shape = tuple(a.shape[:-1]) + ((b.shape[-1],) if b.ndim == 2 else ())
-        return apply(OPS["reshape_copy"], out, shape=shape, src_shape=out._data.shape)
-    # general batched: broadcast batch dims, expand, bmm, unsafe view
-    batch = np.broadcast_shapes(tuple(a.shape[:-2]) if a.ndim > 2 else (), tuple(b.shape[:-2]) if b.ndim > 2 else ())
-    a2 = a if a.ndim >= 2 else unsqueeze(a, 0)
-    b2 = b if b.ndim >= 2 else unsqueeze(b, 1)
-    ea = a2.expand(*batch, *a2.shape[-2:]).reshape(-1, *a2.shape[-2:])
-    eb = b2.expand(*batch, *b2.shape[-2:]).reshape(-1, *b2.shape[-2:])
-    out = apply(OPS["bmm"], ea, eb)
-    shape = tuple(batch) + (a2.shape[-2], b2.shape[-1])
-    if a.ndim == 1:
-        shape = tuple(batch) + (b2.shape[-1],)
-    elif b.ndim == 1:
-        shape = tuple(batch) + (a2.shape[-2],)
-    return apply(OPS["reshape_copy"], out, shape=shape, src_shape=out._data.shape)
+    if _should_fold(a, b):
+        flip = db > da
+        t1 = transpose(b, -1, -2) if flip else a
+        t2 = (t(a) if da == 2 else a) if flip else b
+        out_shape = tuple(t1.shape[:-1])
+        folded = reshape(t1, (int(np.prod(out_shape)), t1.shape[-1]))
+        if t2.ndim == 2:
+            out = _unsafe_view(apply(OPS["mm"], folded, t2), out_shape + (t2.shape[1],))
+            return contiguous(transpose(out, -1, -2)) if flip else out
+        return _unsafe_view(apply(OPS["mv"], folded, t2), out_shape)
+    n = a.shape[-2] if da > 1 else 1
+    m1 = a.shape[-1]
+    m2 = b.shape[-2] if db > 1 else b.shape[0]
+    p = b.shape[-1] if db > 1 else 1
+    batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+    size = int(np.prod(batch))
+    a3 = reshape(expand(a, *batch, n, m1), (size, n, m1))
+    b_exp = expand(b, *batch, m2) if db == 1 else expand(b, *batch, m2, p)
+    b3 = reshape(unsqueeze(b_exp, -1) if db == 1 else b_exp, (size, m2, p))
+    out = apply(OPS["bmm"], a3, b3)
+    if db == 1:
+        out = squeeze(out, -1)
+    out_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    return _unsafe_view(out, out_shape)
+
+
+def _should_fold(a, b) -> bool:
+    """PyTorch's ``should_fold``: fold the larger operand's batch into mm/mv rows when it costs no
+    copy, or when the smaller operand requires grad (a smaller tensor saved for backward)."""
+    larger = a.ndim >= b.ndim
+    t1 = a if larger else b
+    dim_t2 = b.ndim if larger else a.ndim
+    if not (t1.ndim >= 3 and dim_t2 <= 2):
+        return False
+    if (b if larger else a).requires_grad:
+        return True
+    if t1.numel() == 0:
+        return True
+    data = t1._data if larger else np.swapaxes(t1._data, -1, -2)
+    strides = [st // data.itemsize for st in data.strides]
+    shape = data.shape
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(data.ndim - 2))
+
+
+def _unsafe_view(x, shape):
+    return apply(OPS["reshape_copy"], x, shape=tuple(shape), src_shape=x._data.shape)
 
 
 def mm(input, mat2):
@@ -454,26 +552,34 @@ def _infer_shape(shape, numel):
     return tuple(shape)
 
 
+def _viewable(data, shape) -> bool:
+    """Whether ``data`` can take ``shape`` without a copy (PyTorch's view rule, numpy's too)."""
+    try:
+        np.reshape(data, shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
 def view(input, *shape):
     if len(shape) == 1 and not isinstance(shape[0], (int, np.integer, tuple, list)):
         return input.to(shape[0])
     target = _infer_shape(_shape_arg(shape), input.numel())
-    if not input._data.flags.c_contiguous and input.ndim > 1 and target != tuple(input.shape):
-        try:
-            np.asarray(input._data).view().shape = target
-        except AttributeError:
-            raise RuntimeError(
-                "view size is not compatible with input tensor's size and stride (at least one "
-                "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
-            ) from None
+    if not input._data.flags.c_contiguous and not _viewable(input._data, target):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one "
+            "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        )
     return apply(OPS["view"], input, shape=target, src_shape=input._data.shape)
 
 
 def reshape(input, *shape):
     target = _infer_shape(_shape_arg(shape), input.numel())
     data = input._data
-    if data.flags.c_contiguous or data.ndim <= 1:
+    if data.flags.c_contiguous:
         return apply(OPS["view"], input, shape=target, src_shape=data.shape)
+    if _viewable(data, target):
+        return apply(OPS["reshape_alias"], input, shape=target, src_shape=data.shape)
     # Not viewable: PyTorch clones, then views (CloneBackward0 -> UnsafeViewBackward0).
     c = apply(OPS["clone"], input)
     return apply(OPS["reshape_copy"], c, shape=target, src_shape=data.shape)
@@ -518,6 +624,9 @@ def permute(input, *dims):
 def squeeze(input, dim=None, _node=None):
     if dim is None:
         return apply(OPS["squeeze"], input, src_shape=input._data.shape)
+    if isinstance(dim, (tuple, list)):
+        dims = tuple(sorted({_norm_dim(d, input.ndim) for d in dim}))
+        return apply(OPS["squeeze_dims"], input, dims=dims, src_shape=input._data.shape)
     d = _norm_dim(dim, input.ndim)
     return apply(OPS[_node or "squeeze_dim"], input, dim=d, src_shape=input._data.shape)
 
@@ -532,7 +641,8 @@ def expand(input, *sizes):
     if lead < 0:
         raise RuntimeError(
             f"expand(torch.FloatTensor{{[{', '.join(map(str, input.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
-            "the number of sizes provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({input.ndim})"
+            f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number "
+            f"of dimensions in the tensor ({input.ndim})"
         )
     target = tuple(
         input.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes)
@@ -565,10 +675,10 @@ def to(input, *args, dtype=None, copy=False, **kwargs):
     from .. import dtypes as dt_mod
 
     for a in args:
-        if isinstance(a, dt_mod.dtype):
-            dtype = a
-        elif isinstance(a, _T):
+        if isinstance(a, _T):
             dtype = a.dtype
+        elif not isinstance(a, str) and type(a).__name__ != "device":
+            dtype = a  # an engine dtype, a numpy dtype or a Python type
     if dtype is None:
         return input
     target = dt_mod.to_numpy_dtype(dtype)
@@ -580,8 +690,20 @@ def to(input, *args, dtype=None, copy=False, **kwargs):
 def cat(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     d = _norm_dim(dim, tensors[0].ndim)
+    first = tensors[0].shape
+    for k, t_ in enumerate(tensors[1:], 1):
+        if t_.ndim != len(first):
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {len(first)} and {t_.ndim}"
+            )
+        for i, (m, n) in enumerate(zip(first, t_.shape)):
+            if i != d and m != n:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {m} but "
+                    f"got size {n} for tensor number {k} in the list."
+                )
     return apply_variadic("cat", tensors, dim=d, sizes=tuple(t.shape[d] for t in tensors))
 
 
@@ -603,18 +725,6 @@ def stack(tensors, dim=0):
 
 # -- indexing --------------------------------------------------------------------------------------
 
-def _index_parts(index, ndim):
-    """Split a Python index into basic parts (int, slice, None, Ellipsis) or a fancy index."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    basic = all(
-        isinstance(i, (int, np.integer, slice)) or i is None or i is Ellipsis
-        or (isinstance(i, _T) and i.ndim == 0 and i._data.dtype.kind in "iu")
-        for i in index
-    )
-    return index, basic
-
-
 def _to_numpy_index(i):
     if isinstance(i, _T):
         return i._data
@@ -625,58 +735,86 @@ def _to_numpy_index(i):
     return i
 
 
+def _is_int_index(i) -> bool:
+    if isinstance(i, (bool, np.bool_)):
+        return False
+    if isinstance(i, (int, np.integer)):
+        return True
+    return isinstance(i, _T) and i.ndim == 0 and i._data.dtype.kind in "iu"
+
+
+def _dims_used(i) -> int:
+    """How many of the indexed tensor's dimensions one index element consumes."""
+    if i is None or i is Ellipsis:
+        return 0
+    if isinstance(i, (_T, np.ndarray, list)) and not _is_int_index(i):
+        arr = _to_numpy_index(i)
+        return arr.ndim if arr.dtype == np.bool_ else 1
+    return 1
+
+
 def getitem(input, index):
-    index, basic = _index_parts(index, input.ndim)
-    if not basic:
-        np_index = _to_numpy_index(index)
-        try:
-            np.empty(input.shape, dtype=np.bool_)[np_index]
-        except IndexError as e:
-            raise IndexError(_index_error_text(e, input)) from None
-        return apply(OPS["index"], input, index=np_index, src_shape=input._data.shape)
-    # Basic indexing becomes a chain of Select/Slice/Unsqueeze nodes, as in PyTorch.
-    n_real = builtins.sum(1 for i in index if i is not None and i is not Ellipsis)
-    if n_real > input.ndim:
-        raise IndexError(
-            f"too many indices for tensor of dimension {input.ndim}"
-        )
-    expanded = []
-    for i in index:
-        if i is Ellipsis:
-            expanded.extend([slice(None)] * (input.ndim - n_real))
-        else:
-            expanded.append(i)
+    """``x[index]`` in PyTorch's steps: ints select, slices slice, None unsqueezes (one view node
+    each, left to right), then the tensor/list indices gather in one IndexBackward0."""
+    single = not isinstance(index, tuple)
+    items = (index,) if single else index
+    used = builtins.sum(_dims_used(i) for i in items)
+    if used > input.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {input.ndim}")
     out = input
     dim = 0
-    for i in expanded:
+    source_dim = 0  # the dimension of ``input`` the element indexes (for error messages)
+    advanced = []  # (dim in the result so far, numpy index array)
+    for i in items:
+        source_dim_here = source_dim
+        source_dim += _dims_used(i) if i is not Ellipsis else input.ndim - used
         if i is None:
             out = unsqueeze(out, dim)
             dim += 1
+        elif i is Ellipsis:
+            dim += input.ndim - used
         elif isinstance(i, slice):
-            if i != slice(None):
-                size = out.shape[dim]
-                norm = slice(*i.indices(size))
-                if norm.step <= 0:
-                    raise ValueError("step must be greater than zero")
-                full = (slice(None),) * dim + (norm,)
-                out = apply(OPS["slice"], out, index=full, src_shape=out._data.shape)
+            size = out.shape[dim]
+            norm = slice(*i.indices(size))
+            if norm.step <= 0:
+                raise ValueError("step must be greater than zero")
+            full = norm.start == 0 and norm.stop == size and norm.step == 1
+            if single or not full:  # ``x[:]`` alone still records a SliceBackward0
+                where = (slice(None),) * dim + (norm,)
+                out = apply(OPS["slice"], out, index=where, src_shape=out._data.shape)
             dim += 1
-        else:
+        elif _is_int_index(i):
             k = int(i)
             size = out.shape[dim]
             if not -size <= k < size:
                 raise IndexError(
-                    f"index {k} is out of bounds for dimension {dim} with size {size}"
+                    f"index {k} is out of bounds for dimension {source_dim_here} with size {size}"
                 )
             out = apply(OPS["select"], out, dim=dim, index=k % size, src_shape=out._data.shape)
+        else:
+            arr = _to_numpy_index(i)
+            if arr.dtype.kind not in "biu":
+                raise IndexError(
+                    "tensors used as indices must be long, int, byte or bool tensors"
+                )
+            advanced.append((dim, arr))
+            dim += arr.ndim if arr.dtype == np.bool_ else 1
+    if advanced:
+        np_index = []
+        covered = 0  # result dims the numpy index covers so far (a bool mask covers its ndim)
+        for d, arr in advanced:
+            np_index.extend([slice(None)] * (d - covered))
+            np_index.append(arr)
+            covered = d + (arr.ndim if arr.dtype == np.bool_ else 1)
+        np_index = tuple(np_index)
+        try:
+            np.empty(out.shape, dtype=np.bool_)[np_index]
+        except IndexError as e:
+            raise IndexError(str(e).replace("axis", "dimension")) from None
+        return apply(OPS["index"], out, index=np_index, src_shape=out._data.shape)
     if out is input:
-        out = apply(OPS["view"], input, shape=input._data.shape, src_shape=input._data.shape)
-        out = out  # PyTorch returns an alias (a view) for x[...] and x[:]
+        out = apply(OPS["alias"], input)  # ``x[...]``, ``x[:, :]``: an alias (a view)
     return out
-
-
-def _index_error_text(e, input) -> str:
-    return str(e)
 
 
 def setitem(input, index, value):
@@ -685,7 +823,18 @@ def setitem(input, index, value):
     value_t = value if isinstance(value, _T) else None
     v = value._data if value_t is not None else value
     needs_graph = grad_state.enabled and (input.requires_grad or (value_t is not None and value_t.requires_grad))
-    _check_inplace(input)
+    try:
+        _check_inplace(input)
+    except RuntimeError:
+        parts = index if isinstance(index, tuple) else (index,)
+        through_view = not any(isinstance(i, np.ndarray) for i in _to_numpy_index(parts)) and (
+            index is not Ellipsis)
+        if through_view:  # PyTorch writes basic indices through a view: its message says so
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation."
+            ) from None
+        raise
     if needs_graph:
         from ..autograd.inplace import copy_slices
 
@@ -702,7 +851,10 @@ def _check_inplace(t):
                 "a view of a leaf Variable that requires grad is being used in an in-place operation."
             )
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
-    if grad_state.enabled and t._base is not None and t._base.requires_grad and t._base.grad_fn is None:
+    base = t._base
+    # a differentiable view (``x[0]``, not ``x.detach()``) of a leaf that requires grad
+    if (grad_state.enabled and base is not None and t.grad_fn is not None and base.requires_grad
+            and base.grad_fn is None):
         raise RuntimeError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation."
         )
@@ -755,7 +907,9 @@ def install_methods(T) -> None:
         "isfinite": isfinite,
         "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
         "logical_and": logical_and, "logical_or": logical_or, "logical_not": logical_not,
-        "sum": sum, "mean": mean, "max": max, "min": min, "amax": amax,
+        "sum": sum, "mean": mean, "max": max, "min": min, "amax": amax, "amin": amin,
+        "trunc": trunc, "fix": trunc, "square": square, "remainder": remainder, "fmod": fmod,
+        "floor_divide": floor_divide, "rsub": rsub,
         "argmax": argmax, "argmin": argmin, "softmax": softmax, "log_softmax": log_softmax,
         "norm": norm, "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm,
         "view": view, "reshape": reshape, "flatten": flatten, "transpose": transpose,
@@ -778,7 +932,7 @@ def install_methods(T) -> None:
     T.type = _type_method
     T.cpu = lambda self: self
     T.cuda = lambda self, *a, **k: _no_cuda()
-    T.T = property(lambda self: permute(self, *reversed(range(self.ndim))) if self.ndim != 2 else t(self))
+    T.T = property(lambda self: permute(self, *reversed(range(self.ndim))))
     T.mT = property(lambda self: transpose(self, -2, -1))
 
     for name in ("add", "sub", "mul", "div", "clamp", "pow"):
@@ -792,22 +946,22 @@ def install_methods(T) -> None:
     T.log_ = lambda self: inplace("log", self)
     T.abs_ = lambda self: inplace("abs", self)
 
-    T.__add__ = lambda self, o: add(self, o)
-    T.__radd__ = lambda self, o: add(self, o)
-    T.__sub__ = lambda self, o: sub(self, o)
+    T.__add__ = add
+    T.__radd__ = add
+    T.__sub__ = sub
     T.__rsub__ = lambda self, o: rsub(self, o)
-    T.__mul__ = lambda self, o: mul(self, o)
-    T.__rmul__ = lambda self, o: mul(self, o)
-    T.__truediv__ = lambda self, o: div(self, o)
+    T.__mul__ = mul
+    T.__rmul__ = mul
+    T.__truediv__ = div
     T.__rtruediv__ = lambda self, o: div(o, self)
     T.__floordiv__ = lambda self, o: floor_divide(self, o)
     T.__rfloordiv__ = lambda self, o: floor_divide(o, self)
     T.__mod__ = lambda self, o: remainder(self, o)
-    T.__pow__ = lambda self, o: pow(self, o)
+    T.__pow__ = pow
     T.__rpow__ = lambda self, o: pow(o, self)
-    T.__matmul__ = lambda self, o: matmul(self, o)
+    T.__matmul__ = matmul
     T.__rmatmul__ = lambda self, o: matmul(o, self)
-    T.__neg__ = lambda self: neg(self)
+    T.__neg__ = neg
     T.__pos__ = lambda self: self
     T.__abs__ = lambda self: abs(self)
     T.__eq__ = lambda self, o: eq(self, o)

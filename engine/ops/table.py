@@ -13,10 +13,11 @@ import numpy as np
 
 
 class Op:
-    __slots__ = ("name", "node_name", "forward", "vjps", "saves", "roles", "view", "promote")
+    __slots__ = ("name", "node_name", "forward", "vjps", "saves", "roles", "view", "promote",
+                 "floating", "inputs")
 
     def __init__(self, name, node_name, forward, vjps, saves="", view=False, promote=True,
-                 roles=("self", "other", "third")):
+                 roles=("self", "other", "third"), floating=False, inputs=None):
         self.name = name
         self.node_name = node_name
         self.forward = forward
@@ -25,6 +26,12 @@ class Op:
         self.roles = roles
         self.view = view  # the result shares memory (and version counter) with input 0
         self.promote = promote  # inputs are cast to PyTorch's common result type first
+        # integer and bool inputs compute in the default float (``torch.exp(int_tensor)``)
+        self.floating = floating
+        # Which arguments are the node's inputs (one ``next_functions`` entry and one rule each);
+        # None: all. PyTorch leaves out a Scalar overload's number (``1 - x``: RsubBackward1 has
+        # one edge) and where's condition, but keeps a wrapped number (``x * 2``: two edges).
+        self.inputs = inputs
 
     def __repr__(self) -> str:
         return f"Op({self.name!r}, {self.node_name!r})"
@@ -104,7 +111,9 @@ def _pow_base_grad(g, ans, x, exponent):
 
 
 def _sigmoid(x):
-    return np.where(x >= 0, 1 / (1 + np.exp(-np.abs(x))), np.exp(-np.abs(x)) / (1 + np.exp(-np.abs(x)))).astype(x.dtype)
+    # exp of a non-positive number only, so large |x| neither overflows nor warns
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
 
 
 def _clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's parameter names
@@ -154,12 +163,11 @@ row("add", "AddBackward0", lambda x, y, alpha=1: x + y if alpha == 1 else x + al
 row("sub", "SubBackward0", lambda x, y, alpha=1: x - y if alpha == 1 else x - alpha * y,
     lambda g, ans, x, y, alpha=1: g,
     lambda g, ans, x, y, alpha=1: -g if alpha == 1 else -g * alpha)
-row("rsub", "RsubBackward1", lambda x, y: y - x,
-    lambda g, ans, x, y: -g, lambda g, ans, x, y: g)
+row("rsub", "RsubBackward1", lambda x, y: y - x, lambda g, ans, x, y=None: -g, inputs=(0,))
 row("mul", "MulBackward0", np.multiply,
     lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x, saves="xy")
 row("div", "DivBackward0", np.true_divide,
-    lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y), saves="xy")
+    lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y), saves="xy", floating=True)
 row("neg", "NegBackward0", np.negative, lambda g, ans, x: -g)
 row("pow", "PowBackward0", lambda x, exponent: x ** exponent, _pow_base_grad, saves="x")
 row("pow_tensor", "PowBackward1", np.power,
@@ -169,13 +177,15 @@ row("pow_tensor", "PowBackward1", np.power,
 row("rpow", "PowBackward2", lambda x, base: np.power(np.asarray(base, x.dtype), x),
     lambda g, ans, x, base: g * ans * np.log(base), saves="r")
 row("abs", "AbsBackward0", np.abs, lambda g, ans, x: g * np.sign(x), saves="x")
-row("exp", "ExpBackward0", np.exp, lambda g, ans, x: g * ans, saves="r")
-row("log", "LogBackward0", np.log, lambda g, ans, x: g / x, saves="x")
-row("sqrt", "SqrtBackward0", np.sqrt, lambda g, ans, x: g / (2 * ans), saves="r")
-row("sin", "SinBackward0", np.sin, lambda g, ans, x: g * np.cos(x), saves="x")
-row("cos", "CosBackward0", np.cos, lambda g, ans, x: -g * np.sin(x), saves="x")
-row("tanh", "TanhBackward0", np.tanh, lambda g, ans, x: g * (1 - ans * ans), saves="r")
-row("sigmoid", "SigmoidBackward0", _sigmoid, lambda g, ans, x: g * ans * (1 - ans), saves="r")
+row("exp", "ExpBackward0", np.exp, lambda g, ans, x: g * ans, saves="r", floating=True)
+row("log", "LogBackward0", np.log, lambda g, ans, x: g / x, saves="x", floating=True)
+row("sqrt", "SqrtBackward0", np.sqrt, lambda g, ans, x: g / (2 * ans), saves="r", floating=True)
+row("sin", "SinBackward0", np.sin, lambda g, ans, x: g * np.cos(x), saves="x", floating=True)
+row("cos", "CosBackward0", np.cos, lambda g, ans, x: -g * np.sin(x), saves="x", floating=True)
+row("tanh", "TanhBackward0", np.tanh, lambda g, ans, x: g * (1 - ans * ans), saves="r",
+    floating=True)
+row("sigmoid", "SigmoidBackward0", _sigmoid, lambda g, ans, x: g * ans * (1 - ans), saves="r",
+    floating=True)
 row("relu", "ReluBackward0", lambda x: np.maximum(x, 0),
     lambda g, ans, x: np.where(ans > 0, g, 0).astype(g.dtype), saves="r")
 row("clamp", "ClampBackward1", _clamp, _clamp_grad, saves="x")
@@ -188,22 +198,24 @@ row("minimum", "MinimumBackward0", np.minimum,
     lambda g, ans, x, y: np.where(y < x, g, np.where(x == y, g / 2, 0)).astype(g.dtype),
     saves="xy")
 row("where", "WhereBackward0", lambda cond, x, y: np.where(cond, x, y),
-    None,
     lambda g, ans, cond, x, y: np.where(cond, g, 0).astype(g.dtype),
     lambda g, ans, cond, x, y: np.where(cond, 0, g).astype(g.dtype),
-    saves="x", roles=("condition", "self", "other"))
+    saves="x", roles=("condition", "self", "other"), inputs=(1, 2))
 
 # -- reductions ------------------------------------------------------------------------------------
-row("sum", "SumBackward0", lambda x, shape: np.sum(x, dtype=_sum_dtype(x)),
-    lambda g, ans, x, shape: np.broadcast_to(g, shape))
+row("sum", "SumBackward0", lambda x, shape, dtype=None: np.sum(x, dtype=_sum_dtype(x) if dtype is None else dtype),
+    lambda g, ans, x, shape, dtype=None: np.broadcast_to(g, shape))
 row("sum_dim", "SumBackward1",
-    lambda x, dim, keepdim, shape: np.sum(x, axis=dim, keepdims=keepdim, dtype=_sum_dtype(x)),
-    lambda g, ans, x, dim, keepdim, shape: _expand_reduced(g, shape, dim, keepdim))
-row("mean", "MeanBackward0", lambda x, shape: np.mean(x, dtype=x.dtype),
-    lambda g, ans, x, shape: np.broadcast_to(g / _count(shape, None), shape))
+    lambda x, dim, keepdim, shape, dtype=None: np.sum(
+        x, axis=dim, keepdims=keepdim, dtype=_sum_dtype(x) if dtype is None else dtype),
+    lambda g, ans, x, dim, keepdim, shape, dtype=None: _expand_reduced(g, shape, dim, keepdim))
+row("mean", "MeanBackward0", lambda x, shape, dtype=None: np.mean(x, dtype=x.dtype if dtype is None else dtype),
+    lambda g, ans, x, shape, dtype=None: np.broadcast_to(g / _count(shape, None), shape))
 row("mean_dim", "MeanBackward1",
-    lambda x, dim, keepdim, shape: np.mean(x, axis=dim, keepdims=keepdim, dtype=x.dtype),
-    lambda g, ans, x, dim, keepdim, shape: _expand_reduced(g / _count(shape, dim), shape, dim, keepdim))
+    lambda x, dim, keepdim, shape, dtype=None: np.mean(
+        x, axis=dim, keepdims=keepdim, dtype=x.dtype if dtype is None else dtype),
+    lambda g, ans, x, dim, keepdim, shape, dtype=None: _expand_reduced(
+        g / _count(shape, dim), shape, dim, keepdim))
 row("max", "MaxBackward1", lambda x: np.max(x),
     lambda g, ans, x: _minmax_grad(g, ans, x, None, False), saves="xr")
 row("min", "MinBackward1", lambda x: np.min(x),
@@ -213,9 +225,11 @@ row("max_dim", "MaxBackward0", lambda x, dim, keepdim: np.max(x, axis=dim, keepd
 row("min_dim", "MinBackward0", lambda x, dim, keepdim: np.min(x, axis=dim, keepdims=keepdim),
     lambda g, ans, x, dim, keepdim: _minmax_grad(g, ans, x, dim, keepdim), saves="xr")
 row("softmax", "SoftmaxBackward0", lambda x, dim: _softmax(x, dim),
-    lambda g, ans, x, dim: ans * (g - (g * ans).sum(axis=dim, keepdims=True)), saves="r")
+    lambda g, ans, x, dim: ans * (g - (g * ans).sum(axis=dim, keepdims=True)), saves="r",
+    floating=True)
 row("log_softmax", "LogSoftmaxBackward0", lambda x, dim: _log_softmax(x, dim),
-    lambda g, ans, x, dim: g - np.exp(ans) * g.sum(axis=dim, keepdims=True), saves="r")
+    lambda g, ans, x, dim: g - np.exp(ans) * g.sum(axis=dim, keepdims=True), saves="r",
+    floating=True)
 
 # -- matrix ----------------------------------------------------------------------------------------
 row("mm", "MmBackward0", np.matmul,
@@ -232,6 +246,9 @@ row("addmm", "AddmmBackward0", lambda c, a, b: c + a @ b,
 # -- shape (views share memory with their input) ---------------------------------------------------
 row("view", "ViewBackward0", lambda x, shape, src_shape: x.reshape(shape),
     lambda g, ans, x, shape, src_shape: g.reshape(src_shape), view=True)
+row("reshape_alias", "ReshapeAliasBackward0", lambda x, shape, src_shape: x.reshape(shape),
+    lambda g, ans, x, shape, src_shape: g.reshape(src_shape), view=True)
+row("alias", "AliasBackward0", lambda x: x.view(), lambda g, ans, x: g, view=True)
 row("reshape_copy", "UnsafeViewBackward0", lambda x, shape, src_shape: x.reshape(shape).copy(),
     lambda g, ans, x, shape, src_shape: g.reshape(src_shape))
 row("transpose", "TransposeBackward0", lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
@@ -244,11 +261,16 @@ row("squeeze", "SqueezeBackward0", lambda x, src_shape: x.reshape(tuple(n for n 
 row("squeeze_dim", "SqueezeBackward1", lambda x, dim, src_shape: x.reshape(
         tuple(n for i, n in enumerate(src_shape) if i != dim or n != 1)),
     lambda g, ans, x, dim, src_shape: g.reshape(src_shape), view=True)
+row("squeeze_dims", "SqueezeBackward2", lambda x, dims, src_shape: x.reshape(
+        tuple(n for i, n in enumerate(src_shape) if i not in dims or n != 1)),
+    lambda g, ans, x, dims, src_shape: g.reshape(src_shape), view=True)
 row("unsqueeze", "UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
     lambda g, ans, x, dim: np.squeeze(g, dim), view=True)
 row("expand", "ExpandBackward0", lambda x, shape: np.broadcast_to(x, shape),
     lambda g, ans, x, shape: g, view=True)
-row("select", "SelectBackward0", lambda x, dim, index, src_shape: np.take(x, index, axis=dim) if dim else x[index],
+row("select", "SelectBackward0",
+    # a view, as PyTorch's (the Ellipsis keeps a 0-d result a view rather than a numpy scalar)
+    lambda x, dim, index, src_shape: x[(slice(None),) * dim + (index, ...)],
     lambda g, ans, x, dim, index, src_shape: _index_backward(
         g, ans, x, (slice(None),) * dim + (index,), src_shape), view=True)
 row("slice", "SliceBackward0", lambda x, index, src_shape: x[index],
@@ -266,13 +288,81 @@ for _name, _fn in {
     "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
     "gt": np.greater, "ge": np.greater_equal,
     "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_not": np.logical_not,
-    "sign": np.sign, "floor": np.floor, "ceil": np.ceil, "round": np.round,
     "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
-    "floor_divide": np.floor_divide, "remainder": np.remainder,
 }.items():
     nondiff(_name, _fn)
 nondiff("argmax", lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim))
 nondiff("argmin", lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim))
+
+
+# -- piecewise constant and modular ops: PyTorch records them; their gradient is zero or g -----------
+for _name, _fn in {"sign": np.sign, "floor": np.floor, "ceil": np.ceil, "round": np.round,
+                   "trunc": np.trunc}.items():
+    row(_name, _name.capitalize() + "Backward0", _fn, lambda g, ans, x: np.zeros_like(g))
+row("remainder", "RemainderBackward0", np.remainder, lambda g, ans, x, y=None: g, inputs=(0,))
+row("remainder_tensor", "RemainderBackward1", np.remainder, lambda g, ans, x, y: g,
+    lambda g, ans, x, y: -g * np.floor_divide(x, y), saves="xy")
+row("fmod", "FmodBackward0", np.fmod, lambda g, ans, x, y=None: g, inputs=(0,))
+row("fmod_tensor", "FmodBackward1", np.fmod, lambda g, ans, x, y: g,
+    lambda g, ans, x, y: -g * np.trunc(x / y), saves="xy")
+
+
+def _not_implemented(name):
+    def vjp(*args, **kw):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return vjp
+
+
+# PyTorch records floor_divide with a node that raises when backward reaches it
+row("floor_divide", "torch::autograd::NotImplemented", np.floor_divide,
+    _not_implemented("floor_divide"), inputs=(0,))
+row("floor_divide_tensor", "torch::autograd::NotImplemented", np.floor_divide,
+    _not_implemented("floor_divide"), _not_implemented("floor_divide"))
+row("rsub_tensor", "RsubBackward0", lambda x, y, alpha=1: y - alpha * x,
+    lambda g, ans, x, y, alpha=1: -alpha * g, lambda g, ans, x, y, alpha=1: g)
+
+
+def _clamp_tensor(x, lo, hi):
+    return np.minimum(np.maximum(x, lo), hi)
+
+
+row("clamp_tensor", "ClampBackward0", _clamp_tensor,
+    lambda g, ans, x, lo, hi: np.where((x >= lo) & (x <= hi), g, 0).astype(g.dtype),
+    lambda g, ans, x, lo, hi: np.where(x < lo, g, 0).astype(g.dtype),
+    lambda g, ans, x, lo, hi: np.where(x > hi, g, 0).astype(g.dtype),
+    saves="xyz", roles=("self", "min", "max"))
+
+
+def _vector_norm(x, ord, dim, keepdim):  # noqa: A002 - PyTorch's parameter name
+    if ord == 2:
+        return np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
+    return np.sum(np.abs(x) ** ord, axis=dim, keepdims=keepdim) ** (1 / ord)
+
+
+def _vector_norm_grad(g, ans, x, ord, dim, keepdim):  # noqa: A002
+    norm = ans if keepdim or dim is None else np.expand_dims(ans, dim)
+    g = g if keepdim or dim is None else np.expand_dims(g, dim)
+    if ord == 1:
+        return g * np.sign(x)
+    scaled = x * np.abs(x) ** (ord - 2) / np.where(norm == 0, 1, norm ** (ord - 1))
+    return g * np.where(norm == 0, 0, scaled).astype(x.dtype)
+
+
+row("vector_norm", "LinalgVectorNormBackward0", _vector_norm, _vector_norm_grad, saves="xr",
+    floating=True)
+row("amax", "AmaxBackward0", lambda x, dim, keepdim: np.max(x, axis=dim, keepdims=keepdim),
+    lambda g, ans, x, dim, keepdim: _amax_grad(g, ans, x, dim, keepdim), saves="xr")
+row("amin", "AminBackward0", lambda x, dim, keepdim: np.min(x, axis=dim, keepdims=keepdim),
+    lambda g, ans, x, dim, keepdim: _amax_grad(g, ans, x, dim, keepdim), saves="xr")
+
+
+def _amax_grad(g, ans, x, dim, keepdim):
+    """amax/amin: the gradient is split evenly among the tied extremes of each slice."""
+    if dim is not None and not keepdim:
+        for d in sorted(dim):
+            ans, g = np.expand_dims(ans, d), np.expand_dims(g, d)
+    mask = x == ans
+    return (g * mask / mask.sum(axis=dim, keepdims=True)).astype(x.dtype)
 
 
 def _sum_dtype(x):
@@ -287,19 +377,164 @@ def variadic_rules(name: str, n: int):
 
 
 # -- rows used by in-place writes and by matmul's PyTorch decomposition ----------------------------
-row("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, ans, x: -g * ans * ans, saves="r")
+row("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, ans, x: -g * ans * ans,
+    saves="r", floating=True)
 row("squeeze_dim4", "SqueezeBackward4", lambda x, dim, src_shape: np.squeeze(x, dim),
     lambda g, ans, x, dim, src_shape: g.reshape(src_shape), view=True)
 row("zero", "ZeroBackward0", np.zeros_like, lambda g, ans, x: np.zeros_like(g))
-row("fill", "FillBackward0", lambda x, value: np.full_like(x, value),
+row("fill", "FillBackward2", lambda x, value: np.full_like(x, value),
     lambda g, ans, x, value: np.zeros_like(g))
 row("copy", "CopyBackwards", lambda x, y: np.broadcast_to(y, x.shape).astype(x.dtype),
     lambda g, ans, x, y: np.zeros_like(g), lambda g, ans, x, y: g, promote=False)
 row("copy_slices", "torch::autograd::CopySlices", None,
     lambda g, ans, x, y, index: _zero_at(g, index), lambda g, ans, x, y, index: g[index])
+row("as_strided", "AsStridedBackward0",
+    lambda x, positions, base_shape: x.reshape(-1)[positions],
+    lambda g, ans, x, positions, base_shape: _scatter_flat(g, positions, base_shape))
+row("index_put", "IndexPutBackward0", None,
+    lambda g, ans, x, y, index: _zero_at(g, index), lambda g, ans, x, y, index: g[index])
+
+
+def _scatter_flat(g, positions, shape):
+    out = np.zeros(shape, dtype=g.dtype)
+    np.add.at(out.reshape(-1), positions, g)
+    return out
 
 
 def _zero_at(g, index):
     g = g.copy()
     g[index] = 0
     return g
+
+
+# -- nn --------------------------------------------------------------------------------------------
+# Fused loss rows as PyTorch records them (one node per loss). ``reduction`` is "none", "mean" or
+# "sum"; class targets and weights are parameters, not inputs: PyTorch gives them no edge.
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return np.mean(loss, dtype=loss.dtype)
+    if reduction == "sum":
+        return np.sum(loss, dtype=loss.dtype)
+    return loss
+
+
+def _unreduce(g, shape, reduction):
+    """The incoming gradient spread over the unreduced loss (the mean's 1/N is applied later)."""
+    return g if reduction == "none" else np.broadcast_to(g, shape)
+
+
+def _mean_scale(grad, reduction):
+    return grad / np.asarray(grad.size, dtype=grad.dtype) if reduction == "mean" else grad
+
+
+def _mse_grad(g, ans, x, y, reduction, sign):
+    # PyTorch: norm * (input - target) * grad_output, norm = 2 (or 2/N for the mean)
+    norm = 2.0 / x.size if reduction == "mean" else 2.0
+    d = x - y
+    return sign * (d * np.asarray(norm, d.dtype)) * _unreduce(g, d.shape, reduction)
+
+
+def _nll_picked(x, target, ignore_index):
+    """(class axis moved last, safe target indices, mask of the targets that count)."""
+    moved = x if x.ndim == 1 else np.moveaxis(x, 1, -1)
+    counted = target != ignore_index
+    safe = np.where(counted, target, 0)
+    return moved, safe, counted
+
+
+def _nll_weights(x, target, weight, ignore_index):
+    moved, safe, counted = _nll_picked(x, target, ignore_index)
+    w = np.ones(safe.shape, x.dtype) if weight is None else weight[safe].astype(x.dtype)
+    return moved, safe, np.where(counted, w, np.zeros((), x.dtype))
+
+
+def _nll_loss(x, target, weight, reduction, ignore_index):
+    moved, safe, w = _nll_weights(x, target, weight, ignore_index)
+    picked = np.take_along_axis(moved, safe[..., None], -1)[..., 0]
+    losses = -picked * w
+    if reduction == "none":
+        return losses
+    total = np.sum(losses, dtype=x.dtype)
+    return total / np.sum(w, dtype=x.dtype) if reduction == "mean" else total
+
+
+def _nll_grad(g, ans, x, target, weight, reduction, ignore_index):
+    moved, safe, w = _nll_weights(x, target, weight, ignore_index)
+    if reduction == "mean":
+        g = g / np.sum(w, dtype=x.dtype)
+    out = np.zeros(moved.shape, x.dtype)
+    np.put_along_axis(out, safe[..., None], (-w * g)[..., None].astype(x.dtype), -1)
+    return out if x.ndim == 1 else np.moveaxis(out, -1, 1)
+
+
+def _weighted(loss, weight):
+    return loss if weight is None else loss * weight
+
+
+def _bce(x, y, weight, reduction):
+    # log terms are clamped at -100 as PyTorch does, so a probability of exactly 0 or 1 stays finite
+    low = np.asarray(-100, x.dtype)
+    loss = (y - 1) * np.maximum(np.log1p(-x), low) - y * np.maximum(np.log(x), low)
+    return _reduce(_weighted(loss, weight), reduction)
+
+
+def _bce_grad_x(g, ans, x, y, weight, reduction):
+    eps = np.asarray(1e-12, x.dtype)
+    grad = (x - y) / np.maximum((1 - x) * x, eps) * _unreduce(g, x.shape, reduction)
+    return _mean_scale(_weighted(grad, weight), reduction)
+
+
+def _bce_grad_y(g, ans, x, y, weight, reduction):
+    grad = -np.log(x / (1 - x)) * _unreduce(g, x.shape, reduction)
+    return _mean_scale(_weighted(grad, weight), reduction)
+
+
+def _log_sigmoid(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+def _bce_logits(x, y, weight, pos_weight, reduction):
+    log_sig = _log_sigmoid(x)
+    if pos_weight is not None:
+        log_sig = log_sig * ((pos_weight - 1) * y + 1)
+    return _reduce(_weighted((1 - y) * x - log_sig, weight), reduction)
+
+
+def _bce_logits_grad_x(g, ans, x, y, weight, pos_weight, reduction):
+    if pos_weight is None:
+        grad = _sigmoid(x) - y
+    else:
+        t = pos_weight * y
+        grad = (t + 1 - y) * _sigmoid(x) - t
+    grad = grad * _unreduce(g, x.shape, reduction)
+    return _mean_scale(_weighted(grad, weight), reduction)
+
+
+def _bce_logits_grad_y(g, ans, x, y, weight, pos_weight, reduction):
+    grad = -x if pos_weight is None else _log_sigmoid(-x) - _log_sigmoid(x) * pos_weight
+    grad = grad * _unreduce(g, x.shape, reduction)
+    return _mean_scale(_weighted(grad, weight), reduction)
+
+
+row("mse_loss", "MseLossBackward0",
+    lambda x, y, reduction: _reduce((x - y) * (x - y), reduction),
+    lambda g, ans, x, y, reduction: _mse_grad(g, ans, x, y, reduction, 1),
+    lambda g, ans, x, y, reduction: _mse_grad(g, ans, x, y, reduction, -1),
+    saves="xy", roles=("self", "target"))
+row("nll_loss", "NllLossBackward0", _nll_loss, _nll_grad, saves="x")
+row("nll_loss2d", "NllLoss2DBackward0", _nll_loss, _nll_grad, saves="x")
+row("binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce, _bce_grad_x, _bce_grad_y,
+    saves="xy", roles=("self", "target"))
+row("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", _bce_logits,
+    _bce_logits_grad_x, _bce_logits_grad_y, saves="xy", roles=("self", "target"))
+# ``tensor op number`` as PyTorch's C++ records it inside cross_entropy (the Scalar overloads)
+row("div_scalar", "DivBackward1", lambda x, other: x / np.asarray(other, x.dtype),
+    lambda g, ans, x, other: g / np.asarray(other, g.dtype))
+row("mul_scalar", "MulBackward1", lambda x, other: x * np.asarray(other, x.dtype),
+    lambda g, ans, x, other: g * np.asarray(other, g.dtype))
+row("add_scalar", "AddBackward1", lambda x, other: x + np.asarray(other, x.dtype),
+    lambda g, ans, x, other: g)
+row("masked_fill", "MaskedFillBackward0",
+    lambda x, mask, value: np.where(mask, np.asarray(value, x.dtype), x),
+    lambda g, ans, x, mask, value: np.where(mask, np.zeros((), g.dtype), g))

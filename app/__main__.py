@@ -1,0 +1,28 @@
+"""``gradstep [FILE]`` opens the window; ``gradstep run|export ...`` is the headless CLI.
+
+The CLI path must not import Qt: a shell user on a machine without a display gets the engine's
+answer, and a test checks that PySide6 stays out of ``sys.modules``.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+STARTED = time.perf_counter()  # for the smoke test's and the benchmark's cold-start time
+CLI_COMMANDS = ("run", "export")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in CLI_COMMANDS:
+        from engine.cli import main as cli_main
+
+        return cli_main(argv)
+    from .launch import run_window
+
+    return run_window(argv, started=STARTED)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""Every command of the window, as data: one row per action.
+
+Menus, the debug toolbar and the tests are all built from ``ACTIONS``: a test triggers an action by
+its id (``window.actions_by_id["debug.step_into"].trigger()``), exactly as the menu or the key does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QIcon, QKeySequence
+
+from . import icons
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    id: str
+    title: str
+    shortcut: str  # QKeySequence text ("" for none)
+    icon: str  # file name in resources/icons without ".svg" ("" for none)
+    handler: str  # name of the MainWindow method that runs it
+    menu: str  # the top-level menu it appears in
+    toolbar: bool = False  # also on the debug toolbar
+    checkable: bool = False
+    tip: str = ""
+    # "window": the key works anywhere in the window; "graph": only while the graph has focus
+    # (a bare letter like F must not be taken from the editor).
+    scope: str = "window"
+
+
+# fmt: off
+ACTIONS: tuple[ActionSpec, ...] = (
+    # id                        title                      shortcut         icon            handler                   menu
+    ActionSpec("file.new",       "&New",                    "Ctrl+N",        "new",          "new_file",               "File"),
+    ActionSpec("file.open",      "&Open…",                  "Ctrl+O",        "open",         "open_file_dialog",       "File"),
+    ActionSpec("file.examples",  "&Examples…",              "Ctrl+Shift+E",  "examples",     "show_examples",          "File"),
+    ActionSpec("file.save",      "&Save",                   "Ctrl+S",        "save",         "save_file",              "File"),
+    ActionSpec("file.save_as",   "Save &As…",               "Ctrl+Shift+S",  "",             "save_file_as",           "File"),
+    ActionSpec("file.quit",      "&Quit",                   "Ctrl+Q",        "",             "close",                  "File"),
+    ActionSpec("edit.undo",      "&Undo",                   "Ctrl+Z",        "",             "undo",                   "Edit"),
+    ActionSpec("edit.redo",      "&Redo",                   "Ctrl+Shift+Z",  "",             "redo",                   "Edit"),
+    ActionSpec("edit.find_node", "&Find Tensor in Graph…",  "Ctrl+F",        "search",       "focus_graph_search",     "Edit"),
+    ActionSpec("debug.continue", "&Continue",               "F5",            "continue",     "debug_continue",         "Debug", True,
+               tip="Run to the next breakpoint or the end"),
+    ActionSpec("debug.step_over", "Step &Over",             "F10",           "step_over",    "debug_step_over",        "Debug", True,
+               tip="Run the current statement"),
+    ActionSpec("debug.step_into", "Step &Into",             "F11",           "step_into",    "debug_step_into",        "Debug", True,
+               tip="Step into a function, or into backward() one node at a time"),
+    ActionSpec("debug.step_out", "Step O&ut",               "Shift+F11",     "step_out",     "debug_step_out",         "Debug", True,
+               tip="Finish the current function or backward()"),
+    ActionSpec("debug.next_iteration", "Next &Iteration",   "Ctrl+F10",      "next_iteration", "debug_next_iteration", "Debug", True,
+               tip="Run to the next pass of the enclosing loop"),
+    ActionSpec("debug.run_to_line", "Run to &Cursor",       "Ctrl+F8",       "",             "debug_run_to_cursor",    "Debug"),
+    ActionSpec("debug.pause",    "&Pause",                  "Ctrl+Alt+Break", "pause",       "debug_pause",            "Debug"),
+    ActionSpec("debug.stop",     "&Stop",                   "Shift+F5",      "stop",         "debug_stop",             "Debug", True,
+               tip="Stop the script, even in the middle of a long loop"),
+    ActionSpec("debug.restart",  "&Restart",                "Ctrl+Shift+F5", "restart",      "debug_restart",          "Debug", True,
+               tip="Run the editor's text again from the top"),
+    ActionSpec("debug.toggle_breakpoint", "Toggle &Breakpoint", "F9",        "breakpoint",   "toggle_breakpoint",      "Debug"),
+    ActionSpec("view.fit",       "&Fit Graph",              "F",             "fit",          "fit_graph",              "View",  True,
+               tip="Fit the whole graph in the view", scope="graph"),
+    ActionSpec("view.zoom_in",   "Zoom &In",                "Ctrl+=",        "",             "zoom_in",                "View"),
+    ActionSpec("view.zoom_out",  "Zoom O&ut",               "Ctrl+-",        "",             "zoom_out",               "View"),
+    ActionSpec("view.fold_all",  "F&old Module Groups",     "Ctrl+Shift+[",  "",             "fold_all_groups",        "View"),
+    ActionSpec("view.unfold_all", "U&nfold Module Groups",  "Ctrl+Shift+]",  "",             "unfold_all_groups",      "View"),
+    ActionSpec("view.dark_theme", "&Dark Theme",            "",              "",             "toggle_dark_theme",      "View",  False, True),
+    ActionSpec("view.reset_layout", "Reset &Layout",        "",              "",             "reset_layout",           "View"),
+    ActionSpec("help.about",     "&About gradstep",         "",              "",             "show_about",             "Help"),
+)
+# fmt: on
+
+MENUS = ("File", "Edit", "Debug", "View", "Help")
+
+ACTIONS_BY_ID = {spec.id: spec for spec in ACTIONS}
+
+
+def build_actions(window) -> dict[str, QAction]:
+    """Create one QAction per row, connected to ``window.<handler>``."""
+    actions: dict[str, QAction] = {}
+    for spec in ACTIONS:
+        action = QAction(spec.title, window)
+        action.setObjectName(spec.id)
+        if spec.shortcut:
+            action.setShortcut(QKeySequence(spec.shortcut))
+        if spec.icon:
+            action.setIcon(icons.icon(spec.icon))
+        else:
+            action.setIcon(QIcon())
+        action.setCheckable(spec.checkable)
+        if spec.scope == "graph":
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        tip = spec.tip or spec.title.replace("&", "").replace("…", "")
+        if spec.shortcut:
+            tip = f"{tip} ({QKeySequence(spec.shortcut).toString(QKeySequence.NativeText)})"
+        action.setToolTip(tip)
+        action.setStatusTip(tip)
+        handler = getattr(window, spec.handler)
+        if spec.checkable:
+            action.toggled.connect(handler)
+        else:
+            action.triggered.connect(lambda _checked=False, h=handler: h())
+        actions[spec.id] = action
+    return actions

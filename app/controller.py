@@ -1,0 +1,388 @@
+"""The Qt side of a debugging session: runs its commands off the GUI thread, publishes its events.
+
+Every view talks to the engine through one ``SessionController``:
+
+- user actions call the command methods (``continue_``, ``step_over``, ``step_into``, ...); they
+  are queued to one persistent worker thread, because a session command runs synchronously until
+  the next pause and may take seconds (a training loop);
+- ``stop()`` and ``pause()`` go straight to the session from the GUI thread (they are thread-safe
+  in the session) so they work while a long command runs;
+- session events arrive on the worker thread, are queued to the GUI thread, and are published in
+  batches at the screen's refresh rate: ``events_arrived(list)`` carries every event in order,
+  ``state_changed(SessionSnapshot)`` the latest state only, so a view never redraws faster than
+  the screen can show.
+
+Panels read ``snapshot`` (or the one passed with ``state_changed``) and never call the session's
+commands themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import queue
+import threading
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+# Session status, as the status bar and the toolbar read it.
+IDLE = "idle"  # a script is loaded and has not started yet
+RUNNING = "running"
+PAUSED = "paused"
+FINISHED = "finished"
+FAILED = "error"
+
+
+_STATUS_OF_SESSION = {"idle": IDLE, "paused": PAUSED, "finished": FINISHED, "error": FAILED,
+                      "stopped": FINISHED}
+
+
+@dataclass
+class SessionSnapshot:
+    """What the views draw: the state of the session when it last came to rest (or the latest)."""
+
+    session: Any = None
+    status: str = IDLE
+    graph: Any = None  # networkx.DiGraph from engine.graph.build_graph, or None
+    layout: Any = None  # engine.graph.Layout for ``graph``
+    pause: Any = None  # the last ``paused`` SessionEvent (carries Pause, diff, position)
+    error: Any = None  # the last ``error`` SessionEvent while status is FAILED
+    position: Any = None
+    counters: Any = None
+    timeline: Any = None
+    path: str | None = None
+    version: int = 0  # grows with each published snapshot: cheap "did anything change?"
+
+
+@dataclass
+class _Job:
+    name: str
+    run: Callable[[], Any]
+    generation: int
+    needs_graph: bool = True
+    extra: dict = field(default_factory=dict)
+
+
+class _CommandWorker:
+    """Runs queued jobs one at a time on one persistent Python thread.
+
+    A Python thread, not a QThread: the interpreter pauses inside ``backward()`` by switching
+    greenlets, and a greenlet belongs to its thread's Python state. PySide gives a QThread a fresh
+    Python thread state for each slot call, so a greenlet made in one command would be dead in
+    the next (a segfault); a Python thread keeps one state for its whole life.
+    """
+
+    def __init__(self, done: Callable[[_Job, Any, BaseException | None], None]) -> None:
+        self.generation = 0  # jobs from an older generation were cancelled by stop/open
+        self._done = done
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._loop, name="gradstep-session", daemon=True)
+        self._thread.start()
+
+    def submit(self, job: _Job) -> None:
+        self._queue.put(job)
+
+    def close(self, timeout: float = 5.0) -> None:
+        self._queue.put(None)
+        self._thread.join(timeout)
+
+    def is_alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def _loop(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            if job.generation != self.generation:
+                self._done(job, None, None)  # cancelled: only the busy count cares
+                continue
+            try:
+                result = job.run()
+            except BaseException as exc:  # noqa: BLE001 - reported to the GUI, never lost
+                self._done(job, None, exc)
+                continue
+            self._done(job, result, None)
+
+
+class SessionController(QObject):
+    """Owns the current ``engine.session.Session`` and the thread its commands run on."""
+
+    # Published on the GUI thread, at most once per screen refresh.
+    state_changed = Signal(object)  # SessionSnapshot
+    events_arrived = Signal(list)  # every SessionEvent since the last batch, in order
+    # Published as they happen (rare).
+    session_replaced = Signal(object)  # the new Session (a file was opened or the text changed)
+    busy_changed = Signal(bool)  # a command is running on the worker
+    load_failed = Signal(str, object)  # path, exception: the previous session is kept
+    command_failed = Signal(str, object)  # command name, exception (a bug or a refused command)
+    tensor_selection_requested = Signal(str)  # a panel asked to show a tensor (display name)
+
+    _job_done = Signal(object, object, object)
+    _event_arrived = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.snapshot = SessionSnapshot()
+        self.source = ""
+        self._unsubscribe: Callable[[], None] | None = None
+        self._pending_events: list = []
+        self._pending_snapshot = False
+        self._busy_jobs = 0
+
+        # Both signals are emitted on the worker thread and queued to this (GUI) thread.
+        self._job_done.connect(self._on_job_done)
+        self._event_arrived.connect(self._on_event)
+        self._worker = _CommandWorker(self._job_done.emit)
+        from PySide6.QtCore import QCoreApplication
+
+        app = QCoreApplication.instance()
+        if app is not None:  # never leave the thread running when the application quits
+            app.aboutToQuit.connect(self.shutdown)
+
+        # Redraws are coalesced: events pile up and one timer tick publishes them.
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(_frame_interval_ms())
+        self._flush_timer.timeout.connect(self._flush)
+
+    # ----------------------------------------------------------------------------- loading
+    @property
+    def session(self):
+        return self.snapshot.session
+
+    @property
+    def busy(self) -> bool:
+        return self._busy_jobs > 0
+
+    def load_source(self, source: str, *, path: str | None = None, breakpoints=(),
+                    seed: int = 0, limits=None) -> bool:
+        """Replace the session with a new one for ``source``. Returns False if it was refused."""
+        from engine.session import Session
+
+        try:
+            session = Session(source, seed=seed, limits=limits, breakpoints=tuple(breakpoints),
+                              filename=path or "<script>")
+        except Exception as exc:  # noqa: BLE001 - the old session stays; the window says why
+            self.load_failed.emit(path or "<script>", exc)
+            return False
+        self._install(session, source, path)
+        return True
+
+    def _install(self, session, source: str, path: str | None) -> None:
+        self._cancel_queued()
+        old = self.snapshot.session
+        if old is not None:
+            try:
+                old.stop()
+            except Exception:  # noqa: BLE001 - a finished session may refuse; it is dropped anyway
+                pass
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self.source = source
+        self._pending_events.clear()
+        self._unsubscribe = session.subscribe(self._event_arrived.emit)
+        self.snapshot = SessionSnapshot(session=session, status=IDLE, path=path,
+                                        counters=getattr(session, "counters", None),
+                                        version=self.snapshot.version + 1)
+        self.session_replaced.emit(session)
+        # The graph of a fresh session (empty, or a saved state's) is built like any other.
+        self._submit("load", lambda: None)
+
+    # ---------------------------------------------------------------------------- commands
+    def continue_(self) -> None:
+        self._command("continue_")
+
+    def step_over(self) -> None:
+        self._command("step_over")
+
+    def step_into(self) -> None:
+        self._command("step_into")
+
+    def step_out(self) -> None:
+        self._command("step_out")
+
+    def restart(self) -> None:
+        self._command("restart")
+
+    def next_iteration(self) -> None:
+        self._command("next_iteration")
+
+    def run_to_line(self, line: int) -> None:
+        self._command("run_to_line", line)
+
+    def go_to(self, point_index: int) -> None:
+        self._command("go_to", point_index)
+
+    def run_iterations(self, count: int, progress: Callable[[int, int], None] | None = None):
+        """Run ``count`` iterations; ``progress(done, total)`` is called on the worker thread."""
+        if progress is None:
+            self._command("run_iterations", count)
+        else:
+            self._command("run_iterations", count, progress=progress)
+
+    def stop(self) -> None:
+        """Stop now, even in the middle of a long command (thread-safe in the session)."""
+        self._cancel_queued()
+        if self.session is not None:
+            self.session.stop()
+
+    def pause(self) -> None:
+        if self.session is not None:
+            self.session.pause()
+
+    def set_breakpoint(self, line: int, condition: str | None = None) -> None:
+        # Breakpoints are plain data in the session: setting one while a command runs is safe.
+        if self.session is not None:
+            self.session.set_breakpoint(line, condition)
+
+    def clear_breakpoint(self, line: int) -> None:
+        if self.session is not None:
+            self.session.clear_breakpoint(line)
+
+    def select_tensor(self, name: str) -> None:
+        """A panel asks the window to select the tensor the script calls ``name``."""
+        self.tensor_selection_requested.emit(name)
+
+    def call(self, name: str, *args, **kwargs) -> None:
+        """Queue any other session command by name (data breakpoints, ...)."""
+        self._command(name, *args, **kwargs)
+
+    def shutdown(self) -> None:
+        """Stop the session and the worker thread; call before the window goes away."""
+        if not self._worker.is_alive():
+            return
+        self._flush_timer.stop()
+        self.stop()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        self._worker.close()
+
+    def wait_idle(self, timeout_ms: int = 5000) -> bool:
+        """For scripts and benchmarks: block until the worker has nothing left to run."""
+        from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QEventLoop
+
+        deadline = QDeadlineTimer(timeout_ms)
+        while self._busy_jobs or self._pending_snapshot or self._flush_timer.isActive():
+            if deadline.hasExpired():
+                return False
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 10)
+        return True
+
+    # ------------------------------------------------------------------------------ worker
+    def _command(self, name: str, *args, **kwargs) -> None:
+        session = self.session
+        if session is None:
+            return
+        method = getattr(session, name)
+        self._submit(name, lambda: method(*args, **kwargs))
+
+    def _submit(self, name: str, run: Callable[[], Any]) -> None:
+        session = self.session
+
+        def job_body():
+            result = run()
+            # The graph is built where the state lives, while nothing else touches it.
+            return result, _build_view_state(session)
+
+        job = _Job(name, job_body, self._worker.generation)
+        self._busy_jobs += 1
+        if self._busy_jobs == 1:
+            self.busy_changed.emit(True)
+        self._worker.submit(job)
+
+    def _cancel_queued(self) -> None:
+        # Jobs already queued to the worker see a new generation and do nothing.
+        self._worker.generation += 1
+
+    @Slot(object, object, object)
+    def _on_job_done(self, job: _Job, result, exc) -> None:
+        self._busy_jobs = max(0, self._busy_jobs - 1)
+        session = self.session
+        if session is not None and self._busy_jobs == 0:
+            # The job's events arrived before this (same thread, in order): the session is at
+            # rest, and its own status is the truth.
+            status = getattr(session, "status", None)
+            self.snapshot.status = _STATUS_OF_SESSION.get(status, self.snapshot.status)
+            if self.snapshot.status != PAUSED:
+                self.snapshot.position = None
+        if exc is not None:
+            self.command_failed.emit(job.name, exc)
+        elif result is not None:
+            _, view_state = result
+            if view_state is not None and view_state["session"] is self.session:
+                snap = self.snapshot
+                snap.graph = view_state["graph"]
+                snap.layout = view_state["layout"]
+                snap.counters = view_state["counters"]
+                snap.timeline = view_state["timeline"]
+                self._schedule_flush()
+        if self._busy_jobs == 0:
+            self.busy_changed.emit(False)
+            self._schedule_flush()
+
+    @Slot(object)
+    def _on_event(self, event) -> None:
+        self._pending_events.append(event)
+        snap = self.snapshot
+        kind = event.kind
+        if kind == "running":
+            snap.status = RUNNING
+        elif kind == "paused":
+            snap.status = PAUSED
+            snap.pause = event
+            snap.error = None
+            snap.position = getattr(event, "position", None)
+        elif kind == "finished":
+            snap.status = FINISHED
+            snap.error = None
+        elif kind == "error":
+            snap.status = FAILED
+            snap.error = event
+        elif kind == "reset":
+            snap.status = IDLE
+            snap.pause = None
+            snap.error = None
+            snap.position = None
+        self._schedule_flush()
+
+    def _schedule_flush(self) -> None:
+        self._pending_snapshot = True
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+
+    @Slot()
+    def _flush(self) -> None:
+        events, self._pending_events = self._pending_events, []
+        if events:
+            self.events_arrived.emit(events)
+        if self._pending_snapshot:
+            self._pending_snapshot = False
+            self.snapshot.version += 1
+            self.state_changed.emit(self.snapshot)
+
+
+def _build_view_state(session) -> dict | None:
+    """Graph, layout, counters and timeline of ``session`` (on the worker thread)."""
+    if session is None:
+        return None
+    from engine.graph import layout
+
+    graph = session.graph()
+    return {
+        "session": session,
+        "graph": graph,
+        "layout": layout(graph) if graph is not None else None,
+        "counters": getattr(session, "counters", None),
+        "timeline": list(getattr(session, "timeline", ()) or ()),
+    }
+
+
+def _frame_interval_ms() -> int:
+    from PySide6.QtGui import QGuiApplication
+
+    screen = QGuiApplication.primaryScreen() if QGuiApplication.instance() else None
+    rate = screen.refreshRate() if screen is not None else 60.0
+    return max(8, int(1000 / (rate if rate and rate > 1 else 60.0)))

@@ -1,0 +1,336 @@
+"""The script editor: line numbers, a breakpoint gutter, the paused line, errors underlined."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QColor, QFontDatabase, QPainter, QPalette, QPolygonF, QTextCharFormat, QTextCursor,
+    QTextFormat,
+)
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
+
+from .highlighter import PygmentsHighlighter
+
+
+@dataclass(frozen=True)
+class EditorError:
+    """An error shown in the editor: a wavy underline at (line, col) and a tooltip."""
+
+    line: int  # 1-based
+    col: int  # 0-based; -1 underlines the whole line
+    message: str
+    end_col: int | None = None
+
+
+class _Gutter(QWidget):
+    """Line numbers and breakpoint dots; a click toggles the breakpoint of that line."""
+
+    def __init__(self, editor: "CodeEditor") -> None:
+        super().__init__(editor)
+        self.editor = editor
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip("Click to toggle a breakpoint (F9)")
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        return QSize(self.editor.gutter_width(), 0)
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.editor.paint_gutter(self, event)
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        line = self.editor.line_at_y(event.position().y())
+        if line is not None:
+            self.editor.toggle_breakpoint(line)
+
+
+class CodeEditor(QPlainTextEdit):
+    """A Python editor for the session's script.
+
+    Signals: ``breakpoint_toggled(line, on)`` (1-based lines).
+    """
+
+    breakpoint_toggled = Signal(int, bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("editor")
+        font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+        font.setPointSizeF(max(font.pointSizeF(), 10.5))
+        self.setFont(font)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
+        self.breakpoints: set[int] = set()
+        self.current_line: int | None = None  # the line the session is paused before
+        self.errors: list[EditorError] = []
+        self._dark = False
+        # Built just after the editor first shows: Pygments compiles its lexer's regular
+        # expressions on first use (~0.1 s), which the window's cold start need not wait for.
+        self.highlighter: PygmentsHighlighter | None = None
+        self._gutter = _Gutter(self)
+        self.blockCountChanged.connect(self._update_gutter_width)
+        self.updateRequest.connect(self._update_gutter)
+        self.cursorPositionChanged.connect(self._refresh_selections)
+        self.document().contentsChange.connect(self._shift_marks)
+        self._update_gutter_width()
+        self._refresh_selections()
+
+    # ------------------------------------------------------------------------------- state
+    def ensure_highlighter(self) -> PygmentsHighlighter:
+        if self.highlighter is None:
+            self.highlighter = PygmentsHighlighter(self.document(), dark=self._dark)
+        return self.highlighter
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self.highlighter is None:
+            QTimer.singleShot(0, self.ensure_highlighter)
+
+    def set_dark(self, dark: bool) -> None:
+        self._dark = dark
+        if self.highlighter is not None:
+            self.highlighter.set_dark(dark)
+        self._refresh_selections()
+        self._gutter.update()
+
+    def set_source(self, text: str) -> None:
+        """Replace the text (a new file): clears undo history, errors and the paused line."""
+        self.errors = []
+        self.current_line = None
+        self.setPlainText(text)
+        self.document().setModified(False)
+        self._refresh_selections()
+
+    def set_breakpoints(self, lines) -> None:
+        self.breakpoints = set(int(n) for n in lines)
+        self._gutter.update()
+
+    def toggle_breakpoint(self, line: int) -> None:
+        on = line not in self.breakpoints
+        if on:
+            self.breakpoints.add(line)
+        else:
+            self.breakpoints.discard(line)
+        self._gutter.update()
+        self.breakpoint_toggled.emit(line, on)
+
+    def cursor_line(self) -> int:
+        return self.textCursor().blockNumber() + 1
+
+    def set_current_line(self, line: int | None) -> None:
+        """Mark the line the session is paused at (None: not paused) and scroll to it."""
+        self.current_line = line
+        if line is not None:
+            block = self.document().findBlockByNumber(line - 1)
+            if block.isValid():
+                cursor = QTextCursor(block)
+                self.setTextCursor(cursor)
+                self.ensureCursorVisible()
+                # Before the first layout the viewport has no size yet: scroll again after it.
+                QTimer.singleShot(0, self.ensureCursorVisible)
+        self._refresh_selections()
+        self._gutter.update()
+
+    def set_errors(self, errors) -> None:
+        self.errors = list(errors)
+        self._refresh_selections()
+        self._gutter.update()
+
+    def go_to_line(self, line: int, col: int = 0) -> None:
+        block = self.document().findBlockByNumber(max(0, line - 1))
+        if not block.isValid():
+            return
+        cursor = QTextCursor(block)
+        cursor.movePosition(QTextCursor.MoveOperation.Right, n=max(0, min(col, block.length() - 1)))
+        self.setTextCursor(cursor)
+        self.centerCursor()
+        self.setFocus()
+
+    # ---------------------------------------------------------------------------- painting
+    def gutter_width(self) -> int:
+        digits = max(3, len(str(self.blockCount())))
+        return 22 + self.fontMetrics().horizontalAdvance("9") * digits + 8
+
+    def _update_gutter_width(self, *_args) -> None:
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+
+    def _update_gutter(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self._gutter.scroll(0, dy)
+        else:
+            self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
+        if rect.contains(self.viewport().rect()):
+            self._update_gutter_width()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        cr = self.contentsRect()
+        self._gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
+
+    def line_at_y(self, y: float) -> int | None:
+        block = self.firstVisibleBlock()
+        top = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
+        while block.isValid():
+            bottom = top + self.blockBoundingRect(block).height()
+            if top <= y < bottom:
+                return block.blockNumber() + 1
+            block = block.next()
+            top = bottom
+        return None
+
+    def paint_gutter(self, gutter: QWidget, event) -> None:
+        palette = self.palette()
+        painter = QPainter(gutter)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        background = palette.color(QPalette.ColorRole.Base).darker(104 if not self._dark else 85)
+        painter.fillRect(event.rect(), background)
+        dim = palette.color(QPalette.ColorRole.PlaceholderText)
+        bright = palette.color(QPalette.ColorRole.Text)
+        error_lines = {e.line for e in self.errors}
+        block = self.firstVisibleBlock()
+        top = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
+        height = self.fontMetrics().height()
+        width = gutter.width()
+        while block.isValid() and top <= event.rect().bottom():
+            bottom = top + self.blockBoundingRect(block).height()
+            if block.isVisible() and bottom >= event.rect().top():
+                line = block.blockNumber() + 1
+                painter.setPen(bright if line == self.cursor_line() else dim)
+                painter.drawText(0, int(top), width - 6, height,
+                                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                                 str(line))
+                cy = top + height / 2
+                if line in self.breakpoints:
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setBrush(QColor("#e51400"))
+                    painter.drawEllipse(QRect(4, int(cy - 5), 10, 10))
+                if line == self.current_line:
+                    # The debugger's arrow: "about to run this line".
+                    painter.setPen(QColor("#8a6d00") if not self._dark else QColor("#000000"))
+                    painter.setBrush(QColor("#ffcc00"))
+                    arrow = QPolygonF()
+                    for x, y in ((3, cy - 5), (11, cy - 5), (16, cy), (11, cy + 5), (3, cy + 5)):
+                        arrow.append(_point(x, y))
+                    painter.drawPolygon(arrow)
+                if line in error_lines:
+                    painter.setPen(QColor("#e51400"))
+                    painter.drawText(0, int(top), 14, height, Qt.AlignmentFlag.AlignCenter, "!")
+            block = block.next()
+            top = bottom
+        painter.end()
+
+    def _refresh_selections(self) -> None:
+        selections = []
+        if self.current_line is None and not self.isReadOnly():
+            cursor_line = QTextEdit.ExtraSelection()
+            colour = self.palette().color(QPalette.ColorRole.Highlight)
+            colour.setAlpha(22)
+            cursor_line.format.setBackground(colour)
+            cursor_line.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+            cursor_line.cursor = self.textCursor()
+            cursor_line.cursor.clearSelection()
+            selections.append(cursor_line)
+        if self.current_line is not None:
+            block = self.document().findBlockByNumber(self.current_line - 1)
+            if block.isValid():
+                paused = QTextEdit.ExtraSelection()
+                paused.format.setBackground(QColor("#4d4100") if self._dark else QColor("#fff3b0"))
+                paused.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+                paused.cursor = QTextCursor(block)
+                selections.append(paused)
+        for error in self.errors:
+            block = self.document().findBlockByNumber(error.line - 1)
+            if not block.isValid():
+                continue
+            sel = QTextEdit.ExtraSelection()
+            sel.format.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+            sel.format.setUnderlineColor(QColor("#e51400"))
+            sel.format.setToolTip(error.message)
+            cursor = QTextCursor(block)
+            text = block.text()
+            start, end = _error_span(text, error)
+            cursor.setPosition(block.position() + start)
+            cursor.setPosition(block.position() + end, QTextCursor.MoveMode.KeepAnchor)
+            sel.cursor = cursor
+            selections.append(sel)
+        self.setExtraSelections(selections)
+        self._gutter.update()
+
+    def error_at(self, line: int, col: int) -> EditorError | None:
+        for error in self.errors:
+            if error.line != line:
+                continue
+            block = self.document().findBlockByNumber(line - 1)
+            start, end = _error_span(block.text(), error)
+            if start <= col <= end:
+                return error
+        return None
+
+    def event(self, event) -> bool:
+        # Errors explain themselves on hover, where they are underlined.
+        if event.type() == event.Type.ToolTip:
+            cursor = self.cursorForPosition(event.pos() - self.viewport().pos())
+            error = self.error_at(cursor.blockNumber() + 1, cursor.positionInBlock())
+            if error is not None:
+                QToolTip.showText(event.globalPos(), error.message, self)
+            else:
+                QToolTip.hideText()
+            return True
+        return super().event(event)
+
+    def _shift_marks(self, position: int, removed: int, added: int) -> None:
+        # Breakpoints follow their lines when lines are inserted or removed above them.
+        if not self.breakpoints:
+            return
+        doc = self.document()
+        line_of_edit = doc.findBlock(position).blockNumber() + 1
+        new_count = doc.blockCount()
+        old_count = getattr(self, "_known_block_count", new_count)
+        self._known_block_count = new_count
+        delta = new_count - old_count
+        if delta:
+            self.breakpoints = {
+                (n + delta if n > line_of_edit else n) for n in self.breakpoints
+                if n + delta >= 1 or n <= line_of_edit
+            }
+            self._gutter.update()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        # Enter keeps the indentation of the line (and indents after a colon), as Python editors do.
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
+            block_text = self.textCursor().block().text()
+            indent = block_text[: len(block_text) - len(block_text.lstrip())]
+            if block_text.rstrip().endswith(":"):
+                indent += "    "
+            self.textCursor().insertText("\n" + indent)
+            self.ensureCursorVisible()
+            return
+        if event.key() == Qt.Key.Key_Tab and not event.modifiers():
+            self.textCursor().insertText("    ")
+            return
+        super().keyPressEvent(event)
+
+    def setPlainText(self, text: str) -> None:  # noqa: N802 - Qt override
+        super().setPlainText(text)
+        self._known_block_count = self.document().blockCount()
+
+
+def _error_span(text: str, error: EditorError) -> tuple[int, int]:
+    if error.col is None or error.col < 0 or error.col >= len(text):
+        stripped = len(text) - len(text.lstrip())
+        return stripped, max(stripped + 1, len(text))
+    end = error.end_col if error.end_col and error.end_col > error.col else None
+    if end is None:
+        # Underline the word at the column: a name, a call, a literal.
+        end = error.col
+        while end < len(text) and (text[end].isalnum() or text[end] in "_."):
+            end += 1
+        end = max(end, error.col + 1)
+    return error.col, min(end, len(text))
+
+
+def _point(x: float, y: float):
+    from PySide6.QtCore import QPointF
+
+    return QPointF(x, y)

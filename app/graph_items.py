@@ -1,0 +1,392 @@
+"""The graph's drawn pieces: one self-painting item per node and per edge.
+
+Items paint themselves instead of carrying child text items: at 10,000 nodes a text child per
+node makes a fit-all repaint several times slower, and text too small to read is not drawn at
+all (the painter's level of detail decides).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
+
+# Node sizes in scene units (pixels at 100 % zoom).
+TENSOR_SIZE = (168.0, 58.0)
+FUNCTION_SIZE = (150.0, 30.0)
+ACCUMULATE_SIZE = (150.0, 26.0)
+GROUP_SIZE = (180.0, 40.0)
+LOD_TEXT = 0.45  # below this zoom, text would be unreadable: draw shapes only
+LOD_DETAIL = 0.8  # below this zoom, only the node's title is drawn
+SMALL_TENSOR = 6  # tensors with at most this many elements show their values
+
+
+@dataclass(frozen=True)
+class GraphColours:
+    """The graph's palette for one theme."""
+
+    background: QColor
+    text: QColor
+    dim_text: QColor
+    edge: QColor
+    leaf_fill: QColor
+    leaf_border: QColor
+    nonleaf_fill: QColor
+    nonleaf_border: QColor
+    nograd_fill: QColor
+    nograd_border: QColor
+    retains: QColor
+    function_fill: QColor
+    function_border: QColor
+    accumulate_fill: QColor
+    accumulate_border: QColor
+    group_fill: QColor
+    executing: QColor
+    covered: QColor
+    grad_text: QColor
+    selection: QColor
+
+
+LIGHT = GraphColours(
+    background=QColor("#fbfbfd"), text=QColor("#1f2328"), dim_text=QColor("#59636e"),
+    edge=QColor("#8c959f"), leaf_fill=QColor("#dff5e3"), leaf_border=QColor("#2da44e"),
+    nonleaf_fill=QColor("#ddeaff"), nonleaf_border=QColor("#3c7fd4"),
+    nograd_fill=QColor("#f1f1f1"), nograd_border=QColor("#9a9a9a"), retains=QColor("#bf8700"),
+    function_fill=QColor("#efe6fb"), function_border=QColor("#8250df"),
+    accumulate_fill=QColor("#e2f3f2"), accumulate_border=QColor("#1b7c83"),
+    group_fill=QColor("#fff1e5"), executing=QColor("#fb8500"), covered=QColor("#e36209"),
+    grad_text=QColor("#b35900"), selection=QColor("#0969da"),
+)
+
+DARK = GraphColours(
+    background=QColor("#1e1f22"), text=QColor("#e6edf3"), dim_text=QColor("#9da7b3"),
+    edge=QColor("#6e7681"), leaf_fill=QColor("#1c3a27"), leaf_border=QColor("#3fb950"),
+    nonleaf_fill=QColor("#1b2e4b"), nonleaf_border=QColor("#58a6ff"),
+    nograd_fill=QColor("#2b2d31"), nograd_border=QColor("#8b949e"), retains=QColor("#e3b341"),
+    function_fill=QColor("#2e2544"), function_border=QColor("#bc8cff"),
+    accumulate_fill=QColor("#163436"), accumulate_border=QColor("#39c5cf"),
+    group_fill=QColor("#3a2a1a"), executing=QColor("#ffa657"), covered=QColor("#f0883e"),
+    grad_text=QColor("#ffa657"), selection=QColor("#58a6ff"),
+)
+
+
+def tensor_category(attrs: dict) -> str:
+    """Which legend entry a tensor node belongs to."""
+    if not attrs.get("requires_grad"):
+        return "nograd"
+    if attrs.get("is_leaf"):
+        return "leaf"
+    return "retains" if attrs.get("retains_grad") else "nonleaf"
+
+
+def format_array(array, *, limit: int = SMALL_TENSOR, precision: int = 4) -> str:
+    """A short rendering of an array for a node or an edge: values when small, else the norm."""
+    if array is None:
+        return "None"
+    a = np.asarray(array)
+    if a.size <= limit:
+        if a.ndim == 0:
+            return np.format_float_positional(a.item(), precision=precision, trim="-") \
+                if np.issubdtype(a.dtype, np.floating) else str(a.item())
+        return np.array2string(a, precision=precision, separator=", ", suppress_small=True,
+                               max_line_width=10_000).replace("\n", "")
+    # The norm summarises a big tensor on one line; the inspector shows the values.
+    with np.errstate(all="ignore"):
+        norm = float(np.linalg.norm(a.astype(np.float64).ravel()))
+    return f"‖·‖={norm:.4g}"
+
+
+def shape_text(shape) -> str:
+    if shape is None:
+        return ""
+    shape = tuple(shape)
+    return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+class NodeItem(QGraphicsItem):
+    """One graph node; paints its box and, when zoomed in enough, its text."""
+
+    def __init__(self, node_id: str, attrs: dict, colours: GraphColours) -> None:
+        super().__init__()
+        self.node_id = node_id
+        self.colours = colours
+        self.executing = False
+        self.search_hit = False
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setAcceptHoverEvents(False)
+        self.set_attrs(attrs)
+
+    def set_attrs(self, attrs: dict) -> None:
+        self.attrs = attrs
+        kind = attrs.get("kind")
+        if kind == "tensor":
+            w, h = TENSOR_SIZE
+            if attrs.get("value") is None or np.size(attrs.get("value")) > SMALL_TENSOR:
+                h -= 14
+        elif kind == "accumulate":
+            w, h = ACCUMULATE_SIZE
+        elif kind == "group":
+            w, h = GROUP_SIZE
+        else:
+            w, h = FUNCTION_SIZE
+        self._rect = QRectF(-w / 2, -h / 2, w, h)
+        self._lines = self._text_lines(attrs)
+        self.setToolTip(self._tooltip(attrs))
+
+    def _text_lines(self, attrs: dict) -> list[tuple[str, str]]:
+        """(style, text) rows: "title", "detail", "value", "grad"."""
+        kind = attrs.get("kind")
+        if kind == "tensor":
+            title = attrs.get("name") or attrs.get("label") or "tensor"
+            rows = [("title", f"{title}  {shape_text(attrs.get('shape'))}")]
+            value = attrs.get("value")
+            if value is not None and np.size(value) <= SMALL_TENSOR:
+                rows.append(("value", format_array(value)))
+            if attrs.get("requires_grad") and (attrs.get("is_leaf") or attrs.get("retains_grad")):
+                rows.append(("grad", "grad " + format_array(attrs.get("grad"))))
+            elif attrs.get("requires_grad"):
+                rows.append(("detail", "grad not kept (non-leaf)"))
+            else:
+                rows.append(("detail", "requires_grad=False"))
+            return rows
+        if kind == "group":
+            return [("title", f"▸ {attrs.get('label', 'group')}"),
+                    ("detail", f"{attrs.get('size', '?')} nodes, folded")]
+        return [("title", attrs.get("label", "?"))]
+
+    @staticmethod
+    def _tooltip(attrs: dict) -> str:
+        kind = attrs.get("kind")
+        if kind == "tensor":
+            return (f"{attrs.get('name') or 'tensor'}: shape {shape_text(attrs.get('shape'))}, "
+                    f"{attrs.get('dtype')}, is_leaf={attrs.get('is_leaf')}, "
+                    f"requires_grad={attrs.get('requires_grad')}")
+        return attrs.get("node_name") or attrs.get("label", "")
+
+    # -- QGraphicsItem -----------------------------------------------------------------------------
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        return self._rect.adjusted(-4, -4, 4, 4)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addRect(self._rect)
+        return path
+
+    def paint(self, painter, option, widget=None) -> None:
+        c = self.colours
+        attrs = self.attrs
+        kind = attrs.get("kind")
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        fill, border, dashed = self._fill_and_border(kind)
+        width = 1.4
+        if self.executing:
+            border, width = c.executing, 4.0
+        elif attrs.get("executed"):
+            border, width = c.covered, 2.4
+        if self.isSelected():
+            border, width = c.selection, 3.2
+        pen = QPen(border, width)
+        if dashed:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(fill)
+        if lod < LOD_TEXT:
+            # Far away: a filled box in the border's colour, no pen, no antialiasing.
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            painter.fillRect(self._rect, border)
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+        radius = 12.0 if kind == "function" else 5.0
+        painter.drawRoundedRect(self._rect, radius, radius)
+        if kind == "tensor" and attrs.get("retains_grad") and attrs.get("requires_grad"):
+            # A gold stripe: this non-leaf keeps its .grad because retain_grad() was called.
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(c.retains)
+            painter.drawRect(QRectF(self._rect.left() + 1, self._rect.top() + 1, 6,
+                                    self._rect.height() - 2))
+        if self.search_hit:
+            painter.setPen(QPen(c.selection, 2.0, Qt.PenStyle.DotLine))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRoundedRect(self._rect.adjusted(-3, -3, 3, 3), radius, radius)
+        self._paint_text(painter, lod)
+
+    def far_colour(self) -> QColor:
+        """The one colour that stands for this node when it is a few pixels wide."""
+        if self.executing:
+            return self.colours.executing
+        if self.attrs.get("executed"):
+            return self.colours.covered
+        return self._fill_and_border(self.attrs.get("kind"))[1]
+
+    def _fill_and_border(self, kind) -> tuple[QColor, QColor, bool]:
+        c = self.colours
+        if kind == "tensor":
+            category = tensor_category(self.attrs)
+            if category == "leaf":
+                return c.leaf_fill, c.leaf_border, False
+            if category == "nograd":
+                return c.nograd_fill, c.nograd_border, True
+            if category == "retains":
+                return c.nonleaf_fill, c.retains, False
+            return c.nonleaf_fill, c.nonleaf_border, False
+        if kind == "accumulate":
+            return c.accumulate_fill, c.accumulate_border, False
+        if kind == "group":
+            return c.group_fill, c.covered, False
+        return c.function_fill, c.function_border, False
+
+    def _paint_text(self, painter, lod: float) -> None:
+        c = self.colours
+        rows = self._lines if lod >= LOD_DETAIL else self._lines[:1]
+        font = QFont(painter.font())
+        font.setPointSizeF(8.5)
+        rect = self._rect.adjusted(10, 3, -6, -3)
+        row_height = rect.height() / max(1, len(rows))
+        for i, (style, text) in enumerate(rows):
+            font.setBold(style == "title")
+            painter.setFont(font)
+            painter.setPen(c.grad_text if style == "grad" and "None" not in text
+                           else c.dim_text if style in ("detail", "grad") else c.text)
+            row = QRectF(rect.left(), rect.top() + i * row_height, rect.width(), row_height)
+            align = Qt.AlignmentFlag.AlignVCenter | (
+                Qt.AlignmentFlag.AlignLeft if self.attrs.get("kind") in ("tensor", "group")
+                else Qt.AlignmentFlag.AlignHCenter)
+            elided = painter.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight,
+                                                      int(row.width()))
+            painter.drawText(row, align, elided)
+
+
+class EdgeItem(QGraphicsItem):
+    """A forward edge (input → op → output) and, after backward, the gradient it carried."""
+
+    def __init__(self, source: NodeItem, target: NodeItem, attrs: dict,
+                 colours: GraphColours, bends=()) -> None:
+        super().__init__()
+        self.source_id = source.node_id
+        self.target_id = target.node_id
+        self.colours = colours
+        self.setZValue(-1)
+        self.line = None
+        self.set_attrs(attrs)
+        self.set_geometry(source, target, bends)
+
+    def set_geometry(self, source: NodeItem, target: NodeItem, bends=()) -> None:
+        """From the bottom of the source to the top of the target (the layout runs downwards),
+        through the layout's bend points where a long edge crosses other layers."""
+        self.prepareGeometryChange()
+        a = source.pos()
+        b = target.pos()
+        sx, sy = a.x(), a.y() + source._rect.bottom()
+        ex, ey = b.x(), b.y() + target._rect.top()
+        if ey <= sy:  # same layer or upwards: connect the sides
+            sx, sy = a.x() + source._rect.right(), a.y()
+            ex, ey = b.x() + target._rect.left(), b.y()
+            bends = ()
+        # Plain floats: at 10,000 edges, building QPointF lists dominates the scene's build.
+        self.points = [(sx, sy), *bends, (ex, ey)]
+        px, py = self.points[-2]
+        self.line = QLineF(px, py, ex, ey)  # the last segment carries the arrowhead
+        self.path = None
+        self._update_bounds()
+
+    def _label_anchor(self) -> QPointF:
+        if len(self.points) > 2:
+            return QPointF(*self.points[len(self.points) // 2])
+        (x0, y0), (x1, y1) = self.points[0], self.points[-1]
+        return QPointF((x0 + x1) / 2, (y0 + y1) / 2)
+
+    def _update_bounds(self) -> None:
+        if len(self.points) == 2:
+            (x0, y0), (x1, y1) = self.points
+            left, right = (x0, x1) if x0 < x1 else (x1, x0)
+            top, bottom = (y0, y1) if y0 < y1 else (y1, y0)
+        else:
+            xs = [p[0] for p in self.points]
+            ys = [p[1] for p in self.points]
+            left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
+        bounds = QRectF(left - 10, top - 10, right - left + 20, bottom - top + 20)
+        if self.carried:
+            mid = self._label_anchor()
+            # The grad label, on the side the edge leans towards (see paint).
+            bounds = bounds.united(QRectF(mid.x() - 330, mid.y() - 11, 660, 22))
+        self._bounds = bounds
+
+    def _polyline(self) -> QPainterPath:
+        if self.path is None:
+            self.path = QPainterPath(QPointF(*self.points[0]))
+            for x, y in self.points[1:]:
+                self.path.lineTo(x, y)
+        return self.path
+
+    def set_attrs(self, attrs: dict) -> None:
+        self.attrs = attrs
+        grad = attrs.get("grad")
+        was_carried = getattr(self, "carried", None)
+        self.carried = grad is not None
+        if self.line is not None and was_carried != self.carried:
+            self.prepareGeometryChange()
+            self._update_bounds()
+        count = attrs.get("count") or 1
+        self.label = ""
+        if self.carried:
+            self.label = format_array(grad)
+            parts = [g for g in attrs.get("grads") or () if g is not None]
+            if count > 1 and len(parts) > 1:
+                # t * t: the same tensor was used twice, and its two gradients were summed.
+                texts = [format_array(g) for g in parts]
+                summed = f" ×{len(texts)}" if len(set(texts)) == 1 else ""
+                first = texts[0] if summed else " + ".join(texts)
+                self.label = f"{first}{summed} = {self.label}"
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        return self._bounds
+
+    def paint(self, painter, option, widget=None) -> None:
+        c = self.colours
+        lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
+        colour = c.covered if self.carried else c.edge
+        if lod < LOD_TEXT:
+            # Far away: a hairline without antialiasing is all the eye can tell apart.
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            painter.setPen(QPen(colour, 0))
+        else:
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
+            painter.setPen(QPen(colour, 2.2 if self.carried else 1.2))
+        if len(self.points) > 2:
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(self._polyline())
+        else:
+            painter.drawLine(self.line)
+        if lod < LOD_TEXT:
+            return
+        # Arrowhead at the target: the forward direction.
+        end = self.line.p2()
+        direction = self.line.unitVector()
+        dx, dy = direction.dx(), direction.dy()
+        head = QPolygonF([
+            end,
+            QPointF(end.x() - 8 * dx + 4 * dy, end.y() - 8 * dy - 4 * dx),
+            QPointF(end.x() - 8 * dx - 4 * dy, end.y() - 8 * dy + 4 * dx),
+        ])
+        painter.setBrush(QBrush(colour))
+        painter.drawPolygon(head)
+        if self.carried and lod >= LOD_DETAIL:
+            mid = self._label_anchor()
+            font = QFont(painter.font())
+            font.setPointSizeF(8.0)
+            painter.setFont(font)
+            metrics = painter.fontMetrics()
+            text = f"◂ grad {self.label}"
+            width = metrics.horizontalAdvance(text) + 8
+            (x0, _y0), (x1, _y1) = self.points[0], self.points[-1]
+            # Fan-outs put two labels side by side: each goes on the outer side of its edge.
+            left = x1 < x0 - 1
+            box = QRectF(mid.x() - 6 - width if left else mid.x() + 6, mid.y() - 9, width, 18)
+            painter.setPen(QPen(colour, 1.0))
+            painter.setBrush(c.background)
+            painter.drawRoundedRect(box, 4, 4)
+            painter.setPen(c.grad_text)
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)

@@ -1,0 +1,666 @@
+"""The computational graph: the session's graph model drawn at its layout's positions.
+
+``GraphView`` is a widget holding the canvas (a QGraphicsView), a search box, a legend and an
+overview of the whole graph. ``show_graph(graph, layout, executing=...)`` draws a new state: when
+the nodes and edges are the same as before (a backward step, a changed value) only the items that
+changed are updated; otherwise the scene is rebuilt.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QLineF
+from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPicture, QTransform
+from PySide6.QtWidgets import (
+    QFrame, QGraphicsItem, QGraphicsRectItem, QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel,
+    QLineEdit, QToolButton, QVBoxLayout, QWidget,
+)
+
+from .graph_items import (
+    DARK, FUNCTION_SIZE, LIGHT, TENSOR_SIZE, EdgeItem, GraphColours, NodeItem,
+)
+
+MIN_ZOOM, MAX_ZOOM = 0.0005, 4.0
+# Below this zoom a node is a few pixels wide: the whole graph is drawn as one recorded picture
+# (one C++ replay) instead of asking 20,000 items to paint themselves.
+FAR_ZOOM = 0.2
+OVERVIEW_MIN_NODES = 30  # smaller graphs fit on screen: no overview needed
+
+
+def layout_scale(layout) -> tuple[float, float]:
+    """How much to spread the layout's positions so that no two of our node boxes overlap."""
+    positions = getattr(layout, "positions", None) or {}
+    if len(positions) < 2:
+        return 1.0, 1.0
+    xy = np.array(list(positions.values()), dtype=np.float64)
+    # Sort by row, then x: neighbours within a row are consecutive.
+    order = np.lexsort((xy[:, 0], np.round(xy[:, 1], 6)))
+    xs, ys = xy[order, 0], np.round(xy[order, 1], 6)
+    same_row = ys[1:] == ys[:-1]
+    dx = np.diff(xs)[same_row]
+    dx = dx[dx > 1e-9]
+    min_dx = float(dx.min()) if dx.size else 1e9
+    rows = np.unique(ys)
+    dy = np.diff(rows)
+    min_dy = float(dy.min()) if dy.size else 1e9
+    sx = max(1.0, (TENSOR_SIZE[0] + 24) / min_dx)
+    sy = max(1.0, (TENSOR_SIZE[1] + 48) / min_dy)
+    return sx, sy
+
+
+def scene_positions(layout, graph=None) -> dict[str, tuple[float, float]]:
+    """The layout's positions, spread so that no two node boxes overlap."""
+    sx, sy = layout_scale(layout)
+    positions = getattr(layout, "positions", None) or {}
+    return {n: (x * sx, y * sy) for n, (x, y) in positions.items()}
+
+
+def scene_bends(layout, sx: float, sy: float) -> dict:
+    """(source, target) -> the inner points of a long edge's polyline, in scene units."""
+    bends = {}
+    for key, points in (getattr(layout, "edges", None) or {}).items():
+        if len(points) > 2:
+            bends[key] = [(x * sx, y * sy) for x, y in points[1:-1]]
+    return bends
+
+
+class GraphCanvas(QGraphicsView):
+    """Pan (drag), zoom (wheel, around the cursor), and the zoom level for the overview."""
+
+    viewport_changed = Signal()
+    zoom_changed = Signal(float)
+
+    def __init__(self, scene: QGraphicsScene, parent: QWidget | None = None) -> None:
+        super().__init__(scene, parent)
+        self.far_picture = None  # set by GraphView while zoomed far out
+        # Until the user pans or zooms, the view keeps the whole graph fitted as it grows.
+        self.user_moved = False
+        self.setObjectName("graphCanvas")
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setOptimizationFlags(QGraphicsView.OptimizationFlag.DontSavePainterState
+                                  | QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.horizontalScrollBar().valueChanged.connect(self.viewport_changed)
+        self.verticalScrollBar().valueChanged.connect(self.viewport_changed)
+
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def zoom_by(self, factor: float) -> None:
+        target = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom() * factor))
+        factor = target / self.zoom()
+        self.scale(factor, factor)
+        self.zoom_changed.emit(self.zoom())
+        self.viewport_changed.emit()
+
+    def drawBackground(self, painter, rect) -> None:  # noqa: N802 - Qt override
+        super().drawBackground(painter, rect)
+        picture = self.far_picture
+        if picture is not None:
+            painter.drawPicture(0, 0, picture)
+
+    def fit_all(self) -> None:
+        """Show the whole graph, clear of the legend, never blown up past 100 %."""
+        owner = self.parent()
+        bounds = getattr(owner, "bounds", None)
+        rect = bounds if bounds is not None else self.scene().itemsBoundingRect()
+        if rect.isEmpty():
+            return
+        legend = getattr(owner, "legend", None)
+        margin = legend.width() + 16 if legend is not None and legend.isVisible() else 0
+        view = self.viewport().rect()
+        avail_w = max(50.0, view.width() - margin - 20)
+        avail_h = max(50.0, view.height() - 20)
+        scale = min(1.0, avail_w / rect.width(), avail_h / rect.height())
+        scale = max(MIN_ZOOM, scale)
+        self.user_moved = False
+        self.setTransform(QTransform.fromScale(scale, scale))
+        centre = rect.center()
+        self.centerOn(QPointF(centre.x() - margin / 2 / scale, centre.y()))
+        self.zoom_changed.emit(self.zoom())
+        self.viewport_changed.emit()
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
+        steps = event.angleDelta().y() / 120.0
+        if steps:
+            self.user_moved = True
+            self.zoom_by(1.15 ** steps)
+        event.accept()
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.buttons() & Qt.MouseButton.LeftButton:
+            self.user_moved = True  # a drag pans
+        super().mouseMoveEvent(event)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        if not self.user_moved:
+            self.fit_all()
+        self.viewport_changed.emit()
+
+
+class GraphOverview(QWidget):
+    """A small picture of the whole graph with the visible part framed; click or drag to move."""
+
+    def __init__(self, canvas: GraphCanvas, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("graphOverview")
+        self.canvas = canvas
+        self.image = QImage()
+        self.scene_rect = QRectF()
+        self.setFixedSize(QSize(200, 140))
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setToolTip("Overview: click or drag to move the view")
+        canvas.viewport_changed.connect(self.update)
+
+    def refresh(self) -> None:
+        """Render the scene once into an image (redrawn only when the graph changes)."""
+        scene = self.canvas.scene()
+        self.scene_rect = scene.itemsBoundingRect()
+        image = QImage(self.size() * self.devicePixelRatioF(), QImage.Format.Format_ARGB32)
+        image.setDevicePixelRatio(self.devicePixelRatioF())
+        image.fill(Qt.GlobalColor.transparent)
+        if not self.scene_rect.isEmpty():
+            painter = QPainter(image)
+            scene.render(painter, QRectF(self._target()), self.scene_rect)
+            painter.end()
+        self.image = image
+        self.update()
+
+    def _target(self) -> QRectF:
+        if self.scene_rect.isEmpty():
+            return QRectF(self.rect())
+        w, h = self.width() - 8, self.height() - 8
+        s = min(w / self.scene_rect.width(), h / self.scene_rect.height())
+        tw, th = self.scene_rect.width() * s, self.scene_rect.height() * s
+        return QRectF(4 + (w - tw) / 2, 4 + (h - th) / 2, tw, th)
+
+    def _to_scene(self, point: QPointF) -> QPointF:
+        t = self._target()
+        fx = (point.x() - t.left()) / max(1.0, t.width())
+        fy = (point.y() - t.top()) / max(1.0, t.height())
+        return QPointF(self.scene_rect.left() + fx * self.scene_rect.width(),
+                       self.scene_rect.top() + fy * self.scene_rect.height())
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        painter = QPainter(self)
+        colours = self.canvas.parent().colours if hasattr(self.canvas.parent(), "colours") else LIGHT
+        painter.fillRect(self.rect(), colours.background)
+        painter.setPen(QPen(colours.edge, 1))
+        painter.drawRect(self.rect().adjusted(0, 0, -1, -1))
+        painter.drawImage(QPointF(0, 0), self.image)
+        if self.scene_rect.isEmpty():
+            return
+        visible = self.canvas.mapToScene(self.canvas.viewport().rect()).boundingRect()
+        t = self._target()
+        sx = t.width() / self.scene_rect.width()
+        sy = t.height() / self.scene_rect.height()
+        frame = QRectF(t.left() + (visible.left() - self.scene_rect.left()) * sx,
+                       t.top() + (visible.top() - self.scene_rect.top()) * sy,
+                       visible.width() * sx, visible.height() * sy).intersected(QRectF(self.rect()))
+        painter.setPen(QPen(colours.selection, 1.5))
+        fill = QColor(colours.selection)
+        fill.setAlpha(40)
+        painter.setBrush(fill)
+        painter.drawRect(frame)
+
+    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.canvas.centerOn(self._to_scene(event.position()))
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.buttons() & Qt.MouseButton.LeftButton:
+            self.canvas.centerOn(self._to_scene(event.position()))
+
+
+LEGEND = (
+    ("leaf", "leaf tensor (requires_grad)"),
+    ("nonleaf", "non-leaf tensor (grad not kept)"),
+    ("retains", "non-leaf with retain_grad()"),
+    ("nograd", "requires_grad=False"),
+    ("function", "grad_fn node (e.g. MulBackward0)"),
+    ("accumulate", "AccumulateGrad (writes a leaf's .grad)"),
+    ("executing", "running now (backward)"),
+    ("covered", "gradient flowed ◂ (values on edges)"),
+)
+
+
+class GraphLegend(QFrame):
+    """What the colours and borders mean."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("graphLegend")
+        self.colours = LIGHT
+        self.setToolTip("Legend")
+        text_width = max(self.fontMetrics().horizontalAdvance(text) for _key, text in LEGEND)
+        self.setFixedSize(QSize(text_width + 60, 14 + 18 * len(LEGEND)))
+
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        c = self.colours
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        bg = QColor(c.background)
+        bg.setAlpha(235)
+        painter.setBrush(bg)
+        painter.setPen(QPen(c.edge, 1))
+        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
+        styles = {
+            "leaf": (c.leaf_fill, c.leaf_border, Qt.PenStyle.SolidLine),
+            "nonleaf": (c.nonleaf_fill, c.nonleaf_border, Qt.PenStyle.SolidLine),
+            "retains": (c.nonleaf_fill, c.retains, Qt.PenStyle.SolidLine),
+            "nograd": (c.nograd_fill, c.nograd_border, Qt.PenStyle.DashLine),
+            "function": (c.function_fill, c.function_border, Qt.PenStyle.SolidLine),
+            "accumulate": (c.accumulate_fill, c.accumulate_border, Qt.PenStyle.SolidLine),
+            "executing": (c.function_fill, c.executing, Qt.PenStyle.SolidLine),
+            "covered": (None, c.covered, Qt.PenStyle.SolidLine),
+        }
+        y = 8
+        for key, text in LEGEND:
+            fill, border, style = styles[key]
+            swatch = QRectF(10, y + 2, 26, 12)
+            if fill is None:
+                painter.setPen(QPen(border, 2.4))
+                painter.drawLine(QPointF(swatch.left(), swatch.center().y()),
+                                 QPointF(swatch.right(), swatch.center().y()))
+            else:
+                pen = QPen(border, 3.0 if key == "executing" else 1.6)
+                pen.setStyle(style)
+                painter.setPen(pen)
+                painter.setBrush(fill)
+                painter.drawRoundedRect(swatch, 6 if key == "function" else 2, 3)
+                if key == "retains":
+                    painter.setPen(Qt.PenStyle.NoPen)
+                    painter.setBrush(c.retains)
+                    painter.drawRect(QRectF(swatch.left(), swatch.top(), 4, swatch.height()))
+            painter.setPen(c.text)
+            painter.drawText(QRectF(44, y, self.width() - 48, 16),
+                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+            y += 18
+        painter.end()
+
+
+class GraphView(QWidget):
+    """The graph panel. Signals: ``node_selected(node_id)`` ("" when the selection is cleared),
+    ``fold_toggled(group, folded)``."""
+
+    node_selected = Signal(str)
+    fold_toggled = Signal(str, bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("graphView")
+        self.colours: GraphColours = LIGHT
+        self.scene = QGraphicsScene(self)
+        # The picture is static between states: a linear scan in C++ beats building a BSP tree
+        # over 20,000 items on every new graph.
+        self.scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        self.canvas = GraphCanvas(self.scene, self)
+        self.canvas.zoom_changed.connect(self._zoom_changed)
+        self._far = False
+        self._node_layer = None
+        self._edge_layer = None
+        self.canvas.setBackgroundBrush(self.colours.background)
+        self.nodes: dict[str, NodeItem] = {}
+        self.edges: dict[tuple[str, str], EdgeItem] = {}
+        self.graph = None
+        self.executing: str | None = None
+        self.folded_groups: set[str] = set()
+        self.bounds = QRectF()  # where the nodes are (scene units)
+        self._search_hits: list[str] = []
+        self._search_index = -1
+        self._fitted_once = False
+
+        self.search = QLineEdit(self)
+        self.search.setObjectName("graphSearch")
+        self.search.setPlaceholderText("Find a tensor or node by name…  (Enter: next match)")
+        self.search.setClearButtonEnabled(True)
+        self.search.returnPressed.connect(self.find_next)
+        self.search.textChanged.connect(self._search_changed)
+        self.search_status = QLabel("", self)
+        self.legend_button = QToolButton(self)
+        self.legend_button.setText("Legend")
+        self.legend_button.setCheckable(True)
+        self.legend_button.setChecked(True)
+        self.fold_button = QToolButton(self)
+        self.fold_button.setText("Fold groups")
+        self.fold_button.setCheckable(True)
+        self.fold_button.setToolTip("Fold each nn.Module's nodes into one box")
+        self.fold_button.toggled.connect(self._fold_all_toggled)
+        self.fold_button.setVisible(False)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 4, 4, 2)
+        bar.addWidget(self.search, 1)
+        bar.addWidget(self.search_status)
+        bar.addWidget(self.fold_button)
+        bar.addWidget(self.legend_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addLayout(bar)
+        layout.addWidget(self.canvas, 1)
+
+        self.legend = GraphLegend(self.canvas)
+        self.legend_button.toggled.connect(
+            lambda on: self.legend.setVisible(on and bool(self.nodes)))
+        self.legend.hide()  # nothing to explain until there is a graph
+        self.overview = GraphOverview(self.canvas, self)
+        self.overview.setParent(self.canvas)
+        self.overview.hide()
+        self.empty_hint = QLabel(self.canvas)
+        self.empty_hint.setObjectName("graphEmptyHint")
+        self.empty_hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty_hint.setWordWrap(True)
+        self.empty_hint.setText("No tensors yet.\nPress F10 to run the script one statement at a "
+                                "time, or F5 to run it to the next breakpoint.")
+        self.scene.selectionChanged.connect(self._selection_changed)
+        self.canvas.viewport_changed.connect(self._place_overlays)
+        self._overview_timer = QTimer(self)
+        self._overview_timer.setSingleShot(True)
+        self._overview_timer.setInterval(120)
+        self._overview_timer.timeout.connect(self.overview.refresh)
+
+    # ------------------------------------------------------------------------------ themes
+    def set_dark(self, dark: bool) -> None:
+        self.colours = DARK if dark else LIGHT
+        self.legend.colours = self.colours
+        self.canvas.setBackgroundBrush(self.colours.background)
+        for item in self.nodes.values():
+            item.colours = self.colours
+        for item in self.edges.values():
+            item.colours = self.colours
+        self.scene.update()
+        self.legend.update()
+        self._overview_timer.start()
+
+    # ------------------------------------------------------------------------------ drawing
+    def show_graph(self, graph, layout, *, executing: str | None = None) -> None:
+        """Draw ``graph`` (engine.graph model) at ``layout``; ``executing``: the running node."""
+        self.graph = graph
+        if graph is None or graph.number_of_nodes() == 0:
+            self._clear()
+            self.empty_hint.show()
+            self.legend.hide()
+            self._place_overlays()
+            return
+        self.empty_hint.hide()
+        self.legend.setVisible(self.legend_button.isChecked())
+        view_graph, view_layout = self._folded(graph, layout)
+        groups = {a.get("group") for _, a in graph.nodes(data=True) if a.get("group")}
+        self.fold_button.setVisible(bool(groups))
+        scale = layout_scale(view_layout)
+        positions = scene_positions(view_layout, view_graph)
+        same_shape = (set(self.nodes) == set(view_graph.nodes)
+                      and set(self.edges) == set(view_graph.edges)
+                      and all(self.nodes[n].pos() == QPointF(*positions.get(n, (0, 0)))
+                              for n in view_graph.nodes))
+        if same_shape:
+            self._update_items(view_graph)
+        else:
+            self._rebuild(view_graph, positions, scene_bends(view_layout, *scale))
+        self._set_executing(executing if executing in self.nodes else None)
+        if same_shape:
+            self._refresh_far()
+        else:
+            self._zoom_changed(self.canvas.zoom())
+        if not same_shape:
+            if not self.canvas.user_moved:
+                self.canvas.fit_all()
+            self._overview_timer.start()
+            self.overview.setVisible(len(self.nodes) >= OVERVIEW_MIN_NODES)
+        elif graph.graph.get("changed"):
+            self._overview_timer.start()
+        self._place_overlays()
+
+    def _folded(self, graph, layout):
+        if not self.folded_groups:
+            return graph, layout
+        from engine.graph import fold
+        from engine.graph import layout as compute_layout
+
+        folded = fold(graph, self.folded_groups)
+        return folded, compute_layout(folded)
+
+    def _clear(self) -> None:
+        self.scene.clearSelection()
+        self.scene.clear()
+        self.nodes.clear()
+        self.edges.clear()
+        self._node_layer = self._edge_layer = None
+        self.canvas.far_picture = None
+        self.overview.hide()
+
+    def _new_layer(self, z: float) -> QGraphicsRectItem:
+        # A parent without contents: hiding it hides every child in one call (far zoom).
+        layer = QGraphicsRectItem()
+        layer.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
+        layer.setZValue(z)
+        self.scene.addItem(layer)
+        return layer
+
+    # ---------------------------------------------------------------------------- far zoom
+    def _zoom_changed(self, zoom: float) -> None:
+        far = zoom < FAR_ZOOM and bool(self.nodes)
+        if far == self._far:
+            return
+        self._far = far
+        if far:
+            self.canvas.far_picture = self._far_picture()
+        else:
+            self.canvas.far_picture = None
+        if self._node_layer is not None:
+            self._node_layer.setVisible(not far)
+            self._edge_layer.setVisible(not far)
+        self.canvas.viewport().update()
+
+    def _far_picture(self) -> QPicture:
+        """The whole graph as boxes and hairlines, recorded once and replayed on each paint."""
+        picture = QPicture()
+        painter = QPainter(picture)
+        c = self.colours
+        plain, carried = [], []
+        for edge in self.edges.values():
+            # Straight from end to end: at this zoom a long edge's bends are not worth 50,000
+            # more segments.
+            (x0, y0), (x1, y1) = edge.points[0], edge.points[-1]
+            (carried if edge.carried else plain).append(QLineF(x0, y0, x1, y1))
+        for lines, colour in ((plain, c.edge), (carried, c.covered)):
+            if lines:
+                painter.setPen(QPen(colour, 0))
+                painter.drawLines(lines)
+        painter.setPen(Qt.PenStyle.NoPen)
+        by_colour: dict[str, list] = {}
+        for item in self.nodes.values():
+            colour = item.far_colour()
+            by_colour.setdefault(colour.name(), []).append(
+                item.boundingRect().adjusted(4, 4, -4, -4).translated(item.pos()))
+        for name, rects in by_colour.items():
+            painter.setBrush(QColor(name))
+            painter.drawRects(rects)
+        painter.end()
+        return picture
+
+    def _refresh_far(self) -> None:
+        if self._far:
+            self.canvas.far_picture = self._far_picture()
+            self.canvas.viewport().update()
+
+    def _rebuild(self, graph, positions, bends) -> None:
+        selected = self.selected_id()
+        self.scene.blockSignals(True)
+        self._clear()
+        colours = self.colours
+        nodes = self.nodes
+        self._edge_layer = self._new_layer(-1)
+        self._node_layer = node_layer = self._new_layer(0)
+        for node_id, attrs in graph.nodes(data=True):
+            item = NodeItem(node_id, attrs, colours)
+            x, y = positions.get(node_id, (0.0, 0.0))
+            item.setPos(x, y)
+            item.setParentItem(node_layer)
+            nodes[node_id] = item
+        edge_layer = self._edge_layer
+        for source, target, attrs in graph.edges(data=True):
+            edge = EdgeItem(nodes[source], nodes[target], attrs, colours,
+                            bends.get((source, target), ()))
+            edge.setParentItem(edge_layer)
+            self.edges[(source, target)] = edge
+        self._far = False
+        if positions:
+            xy = np.array(list(positions.values()), dtype=np.float64)
+            left, top = xy.min(axis=0)
+            right, bottom = xy.max(axis=0)
+            self.bounds = QRectF(left - 100, top - 50, right - left + 200, bottom - top + 100)
+        else:
+            self.bounds = QRectF()
+        self.scene.setSceneRect(self.bounds.adjusted(-400, -300, 400, 300))
+        if selected in nodes:
+            nodes[selected].setSelected(True)
+        self.scene.blockSignals(False)
+
+    def _update_items(self, graph) -> None:
+        changed = graph.graph.get("changed")
+        ids = changed if changed is not None else list(graph.nodes)
+        for node_id in ids:
+            item = self.nodes.get(node_id)
+            if item is not None:
+                item.set_attrs(graph.nodes[node_id])
+                item.update()
+        for node_id, attrs in graph.nodes(data=True):
+            item = self.nodes[node_id]
+            if item.attrs is not attrs and changed is not None and node_id not in changed:
+                # Unchanged data, but keep the new snapshot's attrs (executed flags may differ).
+                if attrs.get("executed") != item.attrs.get("executed"):
+                    item.set_attrs(attrs)
+                    item.update()
+                else:
+                    item.attrs = attrs
+        for (source, target), edge in self.edges.items():
+            attrs = graph.edges[source, target]
+            before = edge.carried, edge.label
+            edge.set_attrs(attrs)
+            if (edge.carried, edge.label) != before:
+                edge.update()
+
+    def _set_executing(self, node_id: str | None) -> None:
+        if node_id == self.executing:
+            return
+        old = self.nodes.get(self.executing) if self.executing else None
+        if old is not None:
+            old.executing = False
+            old.update()
+        self.executing = node_id
+        item = self.nodes.get(node_id) if node_id else None
+        if item is not None:
+            item.executing = True
+            item.update()
+            # Keep the running node in sight while stepping.
+            visible = self.canvas.mapToScene(self.canvas.viewport().rect()).boundingRect()
+            if not visible.contains(item.sceneBoundingRect()):
+                self.canvas.centerOn(item)
+
+    # ---------------------------------------------------------------------------- selection
+    def selected_id(self) -> str:
+        items = [i for i in self.scene.selectedItems() if isinstance(i, NodeItem)]
+        return items[0].node_id if items else ""
+
+    def select(self, node_id: str, *, center: bool = True) -> bool:
+        item = self.nodes.get(node_id)
+        if item is None:
+            return False
+        self.scene.clearSelection()
+        item.setSelected(True)
+        if center:
+            self.canvas.centerOn(item)
+        return True
+
+    def _selection_changed(self) -> None:
+        self.node_selected.emit(self.selected_id())
+
+    # ------------------------------------------------------------------------------- search
+    def _search_changed(self, text: str) -> None:
+        for node_id in self._search_hits:
+            item = self.nodes.get(node_id)
+            if item is not None:
+                item.search_hit = False
+                item.update()
+        text = text.strip().lower()
+        self._search_hits = []
+        self._search_index = -1
+        if text:
+            for node_id, item in self.nodes.items():
+                attrs = item.attrs
+                names = [attrs.get("name") or "", attrs.get("label") or "",
+                         *(attrs.get("aliases") or [])]
+                if any(text in n.lower() for n in names if n):
+                    self._search_hits.append(node_id)
+                    item.search_hit = True
+                    item.update()
+        self.search_status.setText(f"{len(self._search_hits)} found" if text else "")
+
+    def find_next(self) -> str:
+        if not self._search_hits:
+            return ""
+        self._search_index = (self._search_index + 1) % len(self._search_hits)
+        node_id = self._search_hits[self._search_index]
+        self.select(node_id)
+        self.search_status.setText(f"{self._search_index + 1} of {len(self._search_hits)}")
+        return node_id
+
+    # ---------------------------------------------------------------------------------- fold
+    def _fold_all_toggled(self, folded: bool) -> None:
+        self.set_all_folded(folded)
+
+    def set_all_folded(self, folded: bool) -> None:
+        graph = self.graph
+        if graph is None:
+            return
+        groups = {a.get("group") for _, a in graph.nodes(data=True) if a.get("group")}
+        self.folded_groups = set(groups) if folded else set()
+        self.fold_button.blockSignals(True)
+        self.fold_button.setChecked(folded and bool(groups))
+        self.fold_button.blockSignals(False)
+        for group in groups:
+            self.fold_toggled.emit(group, folded)
+        self._redraw_after_fold()
+
+    def toggle_group(self, group: str) -> None:
+        folded = group not in self.folded_groups
+        if folded:
+            self.folded_groups.add(group)
+        else:
+            self.folded_groups.discard(group)
+        self.fold_toggled.emit(group, folded)
+        self._redraw_after_fold()
+
+    def _redraw_after_fold(self) -> None:
+        graph, executing = self.graph, self.executing
+        self.graph = None
+        self.show_graph(graph, self._layout_of(graph), executing=executing)
+
+    def _layout_of(self, graph):
+        from engine.graph import layout
+
+        return layout(graph)
+
+    # ------------------------------------------------------------------------------ overlays
+    def _place_overlays(self) -> None:
+        vp = self.canvas.viewport().geometry()
+        self.legend.move(vp.left() + 8, vp.top() + 8)
+        self.overview.move(vp.right() - self.overview.width() - 8,
+                           vp.bottom() - self.overview.height() - 8)
+        self.empty_hint.setGeometry(vp.adjusted(40, 40, -40, -40))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._place_overlays()
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        self._place_overlays()

@@ -1,0 +1,61 @@
+"""Starting the window: the QApplication, the command line, and the smoke test."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="gradstep",
+        description="A debugger for autograd. `gradstep run FILE` and `gradstep export FILE` "
+                    "work without a display.")
+    parser.add_argument("file", nargs="?", help="a .gstep graph file or a .py script to open")
+    parser.add_argument("--smoke-test", action="store_true",
+                        help="open the window, let it paint, close it, exit 0 (for CI)")
+    return parser.parse_args(argv)
+
+
+def run_window(argv: list[str], *, started: float | None = None) -> int:
+    started = time.perf_counter() if started is None else started
+    args = _parse(argv)
+    from PySide6.QtCore import QTimer
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QApplication
+
+    from PySide6.QtCore import Qt
+
+    # Fractional scale factors (150 %) render crisply instead of being rounded.
+    QGuiApplication.setHighDpiScaleFactorRoundingPolicy(
+        Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+    app = QApplication.instance() or QApplication([sys.argv[0], *argv])
+    app.setApplicationName("gradstep")
+    app.setOrganizationName("gradstep")
+    app.setStyle("Fusion")
+
+    from .main_window import MainWindow
+
+    window = MainWindow(open_demo=args.file is None)
+    if args.file:
+        window.open_path(args.file)
+    window.show()
+    if args.smoke_test:
+        def finish() -> None:
+            shown = time.perf_counter() - started  # the first event-loop turn after show()
+            ok = window.isVisible() and window.controller.wait_idle(20000)
+            window.repaint()  # the first full paint with the demo's graph
+            ready = time.perf_counter() - started
+            print(f"gradstep smoke test: window shown={window.isVisible()} "
+                  f"title={window.windowTitle()!r} idle={ok} shown_after={shown:.3f}s "
+                  f"ready_after={ready:.3f}s", flush=True)
+            window.ask_before_discarding = False
+            window.close()
+            app.exit(0 if ok else 1)
+
+        QTimer.singleShot(0, finish)
+    code = app.exec()
+    window.shutdown()
+    window.deleteLater()
+    return code

@@ -1,0 +1,14 @@
+"""The dockable panels of issue 6: gradient buffers, optimizer, training plots and the timeline.
+
+Each is a QWidget made with ``Panel(controller, parent=None)`` from the window's
+``SessionController``; the window docks them. They share one ``PanelsRecorder`` per controller
+(``common.panels_hub``) and draw only what ``engine.session.panels_model`` computes. Call
+``shutdown()`` on each before the window goes away.
+"""
+
+from .buffers import GradientBufferPanel
+from .optimizer import OptimizerPanel
+from .timeline import TimelinePanel
+from .training import TrainingPlotsPanel
+
+__all__ = ["GradientBufferPanel", "OptimizerPanel", "TimelinePanel", "TrainingPlotsPanel"]

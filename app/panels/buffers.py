@@ -1,0 +1,213 @@
+"""``GradientBufferPanel``: every ``.grad`` buffer, how it got its value, and its heatmap.
+
+Rows come from ``panels_model.buffer_rows``: grouped by module, each with its shape, its grad
+(None, zeros and values drawn differently), its norm and the change since the last pause. A row's
+children are its contributions, one per backward() call, and under each the paths that met at a
+fan-in; after ``zero_grad()`` the note says what None and zeros mean to an optimizer.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QFont
+from PySide6.QtWidgets import QSplitter, QTreeWidget, QTreeWidgetItem, QWidget
+
+from engine.session import panels_model as pm
+
+from .common import (
+    COLOURS, Heatmaps, header, mono_font, note_label, panels_hub, point_view, save_csv, vbox,
+)
+
+COLUMNS = ("name", "shape", ".grad", "norm", "change since last pause")
+TEXT_ITEMS = 4  # numbers shown per array in a cell; the tooltip and CSV have them all
+ROLE_NAME = Qt.ItemDataRole.UserRole  # the display name a row stands for
+
+
+class GradientBufferPanel(QWidget):
+    """The gradient buffers at the point the session shows.
+
+    Signals: ``tensor_selected(name)`` when the user clicks a row or a heatmap.
+    """
+
+    tensor_selected = Signal(str)
+
+    def __init__(self, controller, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("GradientBufferPanel")
+        self.controller = controller
+        self.hub = panels_hub(controller)
+        self.hub.acquire()
+        self.rows: list[pm.BufferRow] = []
+        self._last_version = None
+
+        layout = vbox(self)
+        top, self.status = header("Gradient buffers", self.export_csv)
+        layout.addLayout(top)
+        self.note = note_label(pm.ZERO_GRAD_NOTE)
+        self.note.setVisible(False)
+        layout.addWidget(self.note)
+
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(len(COLUMNS))
+        self.tree.setHeaderLabels(COLUMNS)
+        self.tree.setUniformRowHeights(True)
+        self.tree.setAlternatingRowColors(False)
+        self.tree.itemClicked.connect(self._item_clicked)
+        self.heatmaps = Heatmaps()
+        self.heatmaps.clicked.connect(self._select)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.tree)
+        split.addWidget(self.heatmaps)
+        split.setSizes([300, 160])
+        layout.addWidget(split)
+
+        controller.state_changed.connect(self.refresh)
+        self.refresh()
+
+    # ------------------------------------------------------------------ drawing
+    def refresh(self, *_args) -> None:
+        view = point_view(self.controller, self.hub)
+        if view is None:
+            return
+        self.rows = pm.buffer_rows(view.snapshot, view.live, self.hub.recorder, self.rows)
+        self._fill_tree()
+        reset = [r for r in self.rows if r.note.startswith(("None after", "zeros after"))]
+        self.note.setVisible(bool(reset))
+        changed = sum(r.changed for r in self.rows)
+        self.status.setText(f"{len(self.rows)} buffers, {changed} changed" if self.rows
+                            else "no .grad buffers yet")
+        level = pm.heatmap_level(r.grad for r in self.rows)
+        self.heatmaps.show_arrays([(r.name, r.grad) for r in self.rows], level)
+        self.heatmaps.setToolTip(f"one colour scale for all: −{level:.4g} (blue) … +{level:.4g}")
+
+    def _fill_tree(self) -> None:
+        selected = self.selected_name()
+        self.tree.clear()
+        mono = mono_font()
+        groups: dict[str, QTreeWidgetItem] = {}
+        for row in self.rows:
+            parent = groups.get(row.group)
+            if parent is None:
+                parent = QTreeWidgetItem([row.group or "script names"])
+                font = parent.font(0)
+                font.setBold(True)
+                parent.setFont(0, font)
+                self.tree.addTopLevelItem(parent)
+                parent.setExpanded(True)
+                groups[row.group] = parent
+            item = QTreeWidgetItem(self._cells(row))
+            item.setData(0, ROLE_NAME, row.name)
+            item.setFont(2, mono)
+            item.setToolTip(2, f"{row.note}\n{pm.format_array(row.grad, 64)}")
+            self._style(item, row)
+            parent.addChild(item)
+            for c in row.contributions:
+                child = QTreeWidgetItem([f"+ {c.label}", "", pm.format_array(c.value, TEXT_ITEMS),
+                                         "", ""])
+                child.setFont(2, mono)
+                child.setData(0, ROLE_NAME, row.name)
+                item.addChild(child)
+                for source, g in c.paths:
+                    path = QTreeWidgetItem([f"  via {source}", "", pm.format_array(g, TEXT_ITEMS),
+                                            "", ""])
+                    path.setFont(2, mono)
+                    path.setData(0, ROLE_NAME, row.name)
+                    child.addChild(path)
+                child.setExpanded(bool(c.paths))
+            if row.contributions:
+                total = QTreeWidgetItem([f"= {row.note}", "", "", "", ""])
+                total.setForeground(0, QBrush(COLOURS["none"]))
+                total.setData(0, ROLE_NAME, row.name)
+                item.addChild(total)
+                total.setFirstColumnSpanned(True)  # the note reads as a sentence
+            item.setExpanded(len(row.contributions) > 1 or any(c.paths for c in
+                                                                 row.contributions))
+            if row.name == selected:
+                self.tree.setCurrentItem(item)
+        for i in range(len(COLUMNS)):
+            self.tree.resizeColumnToContents(i)
+            # long arrays must not push the norm and the change off the panel
+            self.tree.setColumnWidth(i, min(self.tree.columnWidth(i), 280))
+
+    @staticmethod
+    def _cells(row: pm.BufferRow) -> list[str]:
+        shape = "×".join(map(str, row.shape)) or "scalar"
+        if row.state == "none":
+            grad = "None"
+        elif row.state == "zeros":
+            grad = f"zeros  {pm.format_array(row.grad, TEXT_ITEMS)}"
+        else:
+            grad = pm.format_array(row.grad, TEXT_ITEMS)
+        norm = "" if row.norm is None else f"{row.norm:.4g}"
+        change = ""
+        if row.changed:
+            if row.delta is not None:
+                change = f"Δ {pm.format_array(row.delta, TEXT_ITEMS)}"
+            else:
+                change = "→ None" if row.grad is None else "new"
+        leaf = "" if row.kind == "leaf" else "  (retained)"
+        return [row.name.rpartition(".")[2] + leaf if row.group else row.name + leaf,
+                shape, grad, norm, change]
+
+    @staticmethod
+    def _style(item: QTreeWidgetItem, row: pm.BufferRow) -> None:
+        colour = COLOURS[row.state]
+        item.setForeground(2, QBrush(colour))
+        if row.state == "none":
+            font = item.font(2)
+            font.setItalic(True)
+            item.setFont(2, font)
+        if row.changed:
+            for col in range(len(COLUMNS)):
+                item.setBackground(col, QBrush(COLOURS["changed"]))
+            bold = QFont(item.font(0))
+            bold.setBold(True)
+            item.setFont(4, bold)
+
+    # ------------------------------------------------------------------ reading (tests, CSV)
+    def row(self, name: str) -> pm.BufferRow | None:
+        return next((r for r in self.rows if r.name == name), None)
+
+    def item(self, name: str) -> QTreeWidgetItem | None:
+        for i in range(self.tree.topLevelItemCount()):
+            group = self.tree.topLevelItem(i)
+            for j in range(group.childCount()):
+                child = group.child(j)
+                if child.data(0, ROLE_NAME) == name:
+                    return child
+        return None
+
+    def selected_name(self) -> str | None:
+        item = self.tree.currentItem()
+        return None if item is None else item.data(0, ROLE_NAME)
+
+    def csv_text(self) -> str:
+        return pm.csv_text(*pm.buffer_table(self.rows))
+
+    def export_csv(self) -> None:
+        save_csv(self, self.csv_text(), "gradient_buffers.csv")
+
+    # ------------------------------------------------------------------ selection
+    def _item_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        name = item.data(0, ROLE_NAME)
+        if name:
+            self._select(name)
+
+    def _select(self, name: str) -> None:
+        self.tensor_selected.emit(name)
+        self.hub.select(name)
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Detach from the controller and the engine; call before the widget is destroyed."""
+        if self.hub is None:
+            return
+        try:
+            self.controller.state_changed.disconnect(self.refresh)
+        except (RuntimeError, TypeError):
+            pass
+        self.hub.release()
+        self.hub = None

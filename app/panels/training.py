@@ -1,0 +1,192 @@
+"""``TrainingPlotsPanel``: loss, gradient norm per parameter and update-to-parameter ratio per
+iteration, and "Run N iterations" with a progress bar and Stop.
+
+An iteration is one ``backward()`` call (``panels_model.TrainingHistory``). While a run goes on,
+a timer redraws at the screen's rate from the recorder's history; the plots downsample and clip
+to the view, so 10,000 iterations stay cheap to draw.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QWidget,
+)
+
+from engine.session import panels_model as pm
+
+from .common import header, panels_hub, point_view, save_csv, vbox
+
+_PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#e16f24",
+            "#6e7781")
+
+
+def _plot(title: str, left: str) -> pg.PlotWidget:
+    widget = pg.PlotWidget(background="w")
+    item = widget.getPlotItem()
+    item.setTitle(title, size="9pt")
+    item.setLabel("left", left)
+    item.setLabel("bottom", "iteration (backward() call)")
+    # these two keep 10,000 points per curve cheap: draw at most ~one point per pixel
+    item.setDownsampling(auto=True, mode="peak")
+    item.setClipToView(True)
+    item.addLegend(offset=(-10, 10), labelTextSize="8pt")
+    widget.setMinimumHeight(110)
+    return widget
+
+
+class TrainingPlotsPanel(QWidget):
+    """Training curves of the current run, fed by the engine's events."""
+
+    _progressed = Signal(int, int)  # from the worker thread: (done, total)
+
+    def __init__(self, controller, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("TrainingPlotsPanel")
+        self.controller = controller
+        self.hub = panels_hub(controller)
+        self.hub.acquire()
+        self.names: dict[int, str] = {}  # id(tensor) -> display name, read at the last pause
+        self.curves: dict[tuple[str, str], pg.PlotDataItem] = {}
+        self.drawn_iterations = 0
+        self._drawn = None  # (history, version) last drawn
+
+        layout = vbox(self)
+        top, self.status = header("Training", self.export_csv)
+        layout.addLayout(top)
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("Run"))
+        self.count = QSpinBox()
+        self.count.setRange(1, 1_000_000)
+        self.count.setValue(100)
+        self.count.setSuffix(" iterations")
+        controls.addWidget(self.count)
+        self.run_button = QPushButton("Run N iterations")
+        self.run_button.clicked.connect(self.run)
+        controls.addWidget(self.run_button)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(True)
+        self.progress.setValue(0)
+        controls.addWidget(self.progress, 1)
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        controls.addWidget(self.stop_button)
+        layout.addLayout(controls)
+
+        self.loss_plot = _plot("loss", "loss")
+        self.norm_plot = _plot("gradient norm per parameter", "‖grad‖")
+        self.ratio_plot = _plot("update-to-parameter ratio", "‖Δw‖ / ‖w‖")
+        self.norm_plot.setXLink(self.loss_plot)
+        self.ratio_plot.setXLink(self.loss_plot)
+        for plot in (self.loss_plot, self.norm_plot, self.ratio_plot):
+            layout.addWidget(plot, 1)
+
+        self.timer = QTimer(self)  # redraws while a run goes on, at the screen's rate
+        self.timer.setInterval(33)
+        self.timer.timeout.connect(lambda: self.redraw())
+        self._progressed.connect(self._show_progress)
+        controller.state_changed.connect(self.refresh)
+        busy = getattr(controller, "busy_changed", None)
+        if busy is not None:
+            busy.connect(self._busy_changed)
+        self.refresh()
+
+    # ------------------------------------------------------------------ commands
+    def run(self) -> None:
+        n = self.count.value()
+        self.progress.setRange(0, n)
+        self.progress.setValue(0)
+        self.progress.setFormat(f"%v / {n}")
+        self.stop_button.setEnabled(True)
+        self.timer.start()
+        self.controller.run_iterations(n, progress=self._progressed.emit)
+
+    def stop(self) -> None:
+        self.controller.stop()
+
+    def _show_progress(self, done: int, total: int) -> None:
+        self.progress.setMaximum(total)
+        self.progress.setValue(done)
+
+    def _busy_changed(self, busy: bool) -> None:
+        self.stop_button.setEnabled(busy)
+        if busy:
+            self.timer.start()
+        else:
+            self.timer.stop()
+            self.redraw()
+
+    # ------------------------------------------------------------------ drawing
+    def refresh(self, *_args) -> None:
+        view = point_view(self.controller, self.hub)
+        if view is not None:
+            self.names = pm.names_by_id(view.live)
+        self.redraw(force=True)
+
+    def redraw(self, force: bool = False) -> None:
+        if self.hub is None:
+            return
+        recorder = self.hub.recorder
+        with recorder.lock:
+            history = recorder.history
+            drawn = (id(history), history.version)
+            if drawn == self._drawn and not force:
+                return  # nothing new since the last frame
+            self._drawn = drawn
+            loss = np.array(history.loss, dtype=np.float64)
+            norms = history.series(history.grad_norms, self.names)
+            ratios = history.series(history.update_ratios, self.names)
+        self.drawn_iterations = len(loss)
+        self._set("loss", self.loss_plot, {"loss": (np.arange(len(loss), dtype=np.float64),
+                                                    loss)})
+        self._set("norm", self.norm_plot, norms)
+        self._set("ratio", self.ratio_plot, ratios)
+        last = f", loss {loss[-1]:.5g}" if len(loss) and np.isfinite(loss[-1]) else ""
+        self.status.setText(f"{len(loss)} iterations{last}" if len(loss) else
+                            "no backward() yet")
+
+    def _set(self, kind: str, plot: pg.PlotWidget, series: dict) -> None:
+        item = plot.getPlotItem()
+        for key in [k for k in self.curves if k[0] == kind and k[1] not in series]:
+            item.removeItem(self.curves.pop(key))
+        for i, (name, (xs, ys)) in enumerate(series.items()):
+            curve = self.curves.get((kind, name))
+            if curve is None:
+                colour = _PALETTE[i % len(_PALETTE)]
+                curve = item.plot(pen=pg.mkPen(colour, width=1), name=name,
+                                  symbol="o" if len(xs) < 50 else None, symbolSize=4,
+                                  symbolBrush=colour, symbolPen=None, connect="finite")
+                self.curves[(kind, name)] = curve
+            if len(xs) >= 50:
+                curve.setSymbol(None)
+            curve.setData(xs, ys)
+
+    # ------------------------------------------------------------------ reading
+    def csv_text(self) -> str:
+        with self.hub.recorder.lock:
+            return pm.csv_text(*pm.training_table(self.hub.recorder.history, self.names))
+
+    def export_csv(self) -> None:
+        save_csv(self, self.csv_text(), "training.csv")
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Stop the timer, detach from the controller and the engine; call before destroying."""
+        if self.hub is None:
+            return
+        self.timer.stop()
+        for signal, slot in ((self.controller.state_changed, self.refresh),
+                             (getattr(self.controller, "busy_changed", None), self._busy_changed)):
+            try:
+                if signal is not None:
+                    signal.disconnect(slot)
+            except (RuntimeError, TypeError):
+                pass
+        self.hub.release()
+        self.hub = None

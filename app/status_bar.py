@@ -1,0 +1,66 @@
+"""The status bar: what the session is doing, where it is, and the counters."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QLabel, QStatusBar
+
+from . import controller as c
+
+_STATE_TEXT = {
+    c.IDLE: "Ready — F5 run · F10 step",
+    c.RUNNING: "Running…",
+    c.PAUSED: "Paused",
+    c.FINISHED: "Finished",
+    c.FAILED: "Error",
+}
+_STATE_COLOUR = {c.RUNNING: "#1a7f37", c.PAUSED: "#9a6700", c.FAILED: "#d1242f"}
+
+
+def position_text(position) -> str:
+    """``line 9 · iteration 3 · backward step 2 of 5`` (only the parts that apply)."""
+    if position is None:
+        return ""
+    parts = []
+    if getattr(position, "line", None) is not None:
+        parts.append(f"line {position.line}")
+    if getattr(position, "iteration", None) is not None:
+        parts.append(f"iteration {position.iteration + 1}")
+    step = getattr(position, "backward_step", None)
+    if step:
+        parts.append(f"backward step {step[0]} of {step[1]}")
+    return " · ".join(parts)
+
+
+def counters_text(counters) -> str:
+    if counters is None:
+        return ""
+    return (f"backward {getattr(counters, 'backward', 0)} · "
+            f"zero_grad {getattr(counters, 'zero_grad', 0)} · "
+            f"step {getattr(counters, 'step', 0)}")
+
+
+class DebugStatusBar(QStatusBar):
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setObjectName("statusBar")
+        self.state = QLabel(self)
+        self.state.setObjectName("statusState")
+        self.position = QLabel(self)
+        self.position.setObjectName("statusPosition")
+        self.counters = QLabel(self)
+        self.counters.setObjectName("statusCounters")
+        self.counters.setToolTip("How many times backward(), zero_grad() and optimizer.step() ran")
+        self.addWidget(self.state)
+        self.addWidget(self.position, 1)
+        self.addPermanentWidget(self.counters)
+
+    def show_snapshot(self, snapshot) -> None:
+        status = snapshot.status
+        text = _STATE_TEXT.get(status, status)
+        if status == c.FINISHED and getattr(snapshot.session, "status", "") == "stopped":
+            text = "Stopped"
+        self.state.setText(text)
+        colour = _STATE_COLOUR.get(status)
+        self.state.setStyleSheet(f"color: {colour}" if colour else "")
+        self.position.setText(position_text(snapshot.position) if status == c.PAUSED else "")
+        self.counters.setText(counters_text(snapshot.counters))

@@ -1,0 +1,324 @@
+"""The headless CLI: ``gradstep run`` and ``gradstep export``, without a display and without Qt.
+
+``gradstep run FILE [--iterations N] [--break-on nan] [--format text|json]`` runs a graph file or
+a ``.py`` script in a debugger session and prints what the window would show where it ends or
+breaks: named tensors (value, grad, grad_fn, flags), optimizer state, the loss per iteration,
+warnings with their lines and, after an error, its explanation.
+
+``gradstep export FILE --dot OUT | --trace OUT`` runs it and writes the graph as Graphviz DOT or
+the session's events as a JSON trace.
+
+Exit codes: 0 ok, 1 the script failed (``FILE:LINE:COL: kind: message`` on stderr, column
+1-based, then the explanation), 2 usage error, missing or malformed file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+EXIT_OK = 0
+EXIT_SCRIPT_ERROR = 1
+EXIT_USAGE = 2
+
+BREAK_CHOICES = ("nan", "inf", "backward", "zero_grad", "step")
+# A progress bar is worth drawing only for runs of at least this many iterations.
+_PROGRESS_MIN_ITERATIONS = 10
+
+
+class _FileProblem(Exception):
+    """The file is missing, unreadable or malformed (exit code 2)."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="gradstep", description="Debug autograd scripts.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="run a .gstep or .py file and print the final state")
+    run.add_argument("file")
+    run.add_argument("--iterations", type=int, metavar="N",
+                     help="stop after N iterations of the training loop")
+    run.add_argument("--break-on", action="append", choices=BREAK_CHOICES, default=[],
+                     help="pause (and report) at the first NaN/Inf, backward(), zero_grad() or "
+                          "optimizer.step()")
+    run.add_argument("--format", choices=("text", "json"), default="text")
+    export = sub.add_parser("export", help="run a file and export its graph or event trace")
+    export.add_argument("file")
+    target = export.add_mutually_exclusive_group(required=True)
+    target.add_argument("--dot", metavar="OUT", help="write the graph as Graphviz DOT")
+    target.add_argument("--trace", metavar="OUT", help="write the session's events as JSON")
+    return parser
+
+
+# -- loading -----------------------------------------------------------------------------------------
+
+def _load(path: str):
+    """The script, seed and limits of ``path`` (a ``.gstep`` graph file or a ``.py`` script)."""
+    p = Path(path)
+    if not p.exists():
+        raise _FileProblem(f"{path}: no such file")
+    if p.is_dir():
+        raise _FileProblem(f"{path}: is a directory")
+    from . import files
+
+    try:
+        graph_file = files.load(p)
+    except files.GraphFileError as e:
+        raise _FileProblem(str(e)) from None
+    except OSError as e:
+        raise _FileProblem(f"{path}: {e.strerror or e}") from None
+    limits = None
+    if graph_file.settings.limits:
+        from .script import Limits
+
+        limits = Limits(**graph_file.settings.limits)
+    return graph_file.script, graph_file.settings.seed, limits
+
+
+def _session(path: str):
+    from .session import Session
+
+    source, seed, limits = _load(path)
+    return Session(source, seed=seed, limits=limits, filename=path)
+
+
+# -- reporting ---------------------------------------------------------------------------------------
+
+def _json_number(x: float) -> Any:
+    if math.isfinite(x):
+        return x
+    return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+
+
+def _array_json(a: np.ndarray | None) -> Any:
+    if a is None:
+        return None
+    if a.dtype.kind in "fc":
+        flat = [_json_number(float(v)) for v in a.ravel()]
+        return np.array(flat, dtype=object).reshape(a.shape).tolist() if a.ndim else flat[0]
+    return a.tolist()
+
+
+def _array_text(a: np.ndarray) -> str:
+    return np.array2string(a, precision=4, separator=", ", threshold=24, max_line_width=88)
+
+
+def report(session, path: str, stop_reason: str | None = None) -> dict:
+    """What the window would show now, as plain data (also the ``--format json`` output)."""
+    snap = session.snapshot()
+    tensors = []
+    for name, rec in (snap.tensors.items() if snap is not None else ()):
+        tensors.append({
+            "name": name, "shape": list(rec.shape), "dtype": rec.dtype,
+            "value": _array_json(rec.value), "grad": _array_json(rec.grad),
+            "grad_fn": rec.grad_fn, "is_leaf": rec.is_leaf,
+            "requires_grad": rec.requires_grad, "retains_grad": rec.retains_grad,
+        })
+    optimizers: dict = {}
+    for (opt, param, key), value in (snap.optimizer.items() if snap is not None else ()):
+        if isinstance(value, np.ndarray):
+            value = _array_json(value)
+        elif isinstance(value, float):
+            value = _json_number(value)
+        optimizers.setdefault(opt, {}).setdefault(param, {})[key] = value
+    position = session.position
+    out = {
+        "file": path,
+        "status": session.status,
+        "stopped_at": None,
+        "counters": session.counters.as_dict(),
+        "tensors": tensors,
+        "optimizers": optimizers,
+        "losses": [{"iteration": k, "loss": _json_number(v)} for k, v in session.losses],
+        "warnings": [{"line": w.line, "kind": w.kind, "message": w.message}
+                     for w in session.warnings],
+        "console": list(session.console),
+        "error": None,
+        "explanation": None,
+    }
+    if session.status == "paused" and position is not None:
+        out["stopped_at"] = {"line": position.line, "iteration": position.iteration,
+                             "reason": stop_reason}
+    if session.error is not None:
+        e = session.error
+        out["error"] = {"kind": e.kind, "line": e.line, "col": e.col, "message": e.message}
+    if session.explanation is not None:
+        x = session.explanation
+        out["explanation"] = {"kind": x.kind, "title": x.title, "text": x.text,
+                              "fixes": list(x.fixes), "subject": x.subject, "line": x.line}
+    return out
+
+
+def _flags(t: dict) -> str:
+    flags = ["leaf" if t["is_leaf"] else "non-leaf"]
+    if t["requires_grad"]:
+        flags.append("requires_grad")
+    if t["retains_grad"]:
+        flags.append("retains_grad")
+    if t["grad_fn"]:
+        flags.append(f"grad_fn={t['grad_fn']}")
+    return " ".join(flags)
+
+
+def _print_text(rep: dict, snap, out: TextIO) -> None:
+    c = rep["counters"]
+    head = f"{rep['file']}: {rep['status']}"
+    if rep["stopped_at"]:
+        s = rep["stopped_at"]
+        head += f" at line {s['line']}" + (f" ({s['reason']})" if s["reason"] else "")
+    print(head, file=out)
+    print(f"  backward calls: {c['backward']}  zero_grad calls: {c['zero_grad']}  "
+          f"optimizer steps: {c['step']}"
+          + (f"  iteration: {c['iteration']}" if c["iteration"] is not None else ""), file=out)
+    if rep["tensors"]:
+        print("\nTensors", file=out)
+        for t in rep["tensors"]:
+            rec = snap.tensors[t["name"]]
+            print(f"  {t['name']}: {t['dtype']} {list(rec.shape)}  {_flags(t)}", file=out)
+            print(f"    value {_array_text(rec.value)}", file=out)
+            grad = "None" if rec.grad is None else _array_text(rec.grad)
+            print(f"    grad  {grad}", file=out)
+    if rep["optimizers"]:
+        for opt, params in rep["optimizers"].items():
+            print(f"\nOptimizer {opt}", file=out)
+            for param, state in params.items():
+                print(f"  {param}:", file=out)
+                for key in state:
+                    value = snap.optimizer[(opt, param, key)]
+                    text = _array_text(value) if isinstance(value, np.ndarray) else repr(value)
+                    print(f"    {key} = {text}", file=out)
+    if rep["losses"]:
+        print("\nLoss per iteration", file=out)
+        for item in rep["losses"]:
+            print(f"  {item['iteration']:>5}  {item['loss']}", file=out)
+    if rep["console"]:
+        print("\nConsole", file=out)
+        for line in rep["console"]:
+            print(f"  {line}", file=out)
+    if rep["warnings"]:
+        print("\nWarnings", file=out)
+        for w in rep["warnings"]:
+            print(f"  line {w['line']}: {w['message']}", file=out)
+
+
+def _print_error(session, path: str, err: TextIO) -> None:
+    e = session.error
+    col = "" if e.col is None else f"{e.col + 1}:"
+    print(f"{path}:{e.line}:{col} {e.kind}: {e.message}", file=err)
+    x = session.explanation
+    if x is not None and x.kind != e.kind:
+        print(f"  {x.title}", file=err)
+        print(f"  {x.text}", file=err)
+        for fix in x.fixes:
+            print("  fix: " + fix.replace("\n", "\n       "), file=err)
+
+
+class _ProgressBar:
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def __call__(self, done: int, total: int) -> None:
+        width = 30
+        filled = int(width * done / max(total, 1))
+        self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+# -- commands ----------------------------------------------------------------------------------------
+
+def _command_run(args, out: TextIO, err: TextIO) -> int:
+    session = _session(args.file)
+    wanted = set(args.break_on)
+    if wanted & {"nan", "inf"}:
+        session.break_on_nan(True)
+    session.break_on_backward("backward" in wanted)
+    session.break_on_zero_grad("zero_grad" in wanted)
+    session.break_on_step("step" in wanted)
+    reasons: list = []
+    session.subscribe(lambda e: reasons.append(e.reason) if e.kind == "paused" else None)
+    if args.iterations is None:
+        session.continue_()
+    else:
+        if args.iterations < 0:
+            print("gradstep run: --iterations must be at least 0", file=err)
+            return EXIT_USAGE
+        session.step_into()
+        if session.status == "paused" and not session.pause_state.loop_iterations:
+            session.next_iteration()  # enter the training loop first
+        if session.status == "paused" and not _is_data_break(reasons):
+            many = args.iterations >= _PROGRESS_MIN_ITERATIONS and err.isatty()
+            session.run_iterations(args.iterations, _ProgressBar(err) if many else None)
+    reason = reasons[-1] if reasons and session.status == "paused" else None
+    rep = report(session, args.file, reason)
+    if args.format == "json":
+        print(json.dumps(rep, indent=1, allow_nan=False), file=out)
+    else:
+        _print_text(rep, session.snapshot(), out)
+    if session.error is not None:
+        _print_error(session, args.file, err)
+        return EXIT_SCRIPT_ERROR
+    return EXIT_OK
+
+
+def _is_data_break(reasons: list) -> bool:
+    last = reasons[-1] if reasons else None
+    return bool(last) and last not in ("step", "iteration", "loop ended")
+
+
+def _command_export(args, out: TextIO, err: TextIO) -> int:
+    from .files import write_atomic
+    from .session import TraceRecorder
+
+    session = _session(args.file)
+    recorder = TraceRecorder()
+    session.subscribe(recorder)
+    session.continue_()
+    if args.trace:
+        data = recorder.to_json(file=args.file)
+        target = args.trace
+    else:
+        from . import graph as graph_module
+
+        to_dot = getattr(graph_module, "to_dot", None)
+        if to_dot is None:
+            print("gradstep export: DOT export is not available in this build", file=err)
+            return EXIT_USAGE
+        data = to_dot(session.graph())
+        target = args.dot
+    try:
+        write_atomic(target, data.encode("utf-8"))
+    except OSError as e:
+        print(f"gradstep export: {target}: {e.strerror or e}", file=err)
+        return EXIT_USAGE
+    if session.error is not None:
+        _print_error(session, args.file, err)
+        return EXIT_SCRIPT_ERROR
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI with ``argv`` (without the program name); returns the exit code."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse has printed the usage and the problem
+        return EXIT_USAGE if e.code not in (0, None) else EXIT_OK
+    out, err = sys.stdout, sys.stderr
+    try:
+        if args.command == "run":
+            return _command_run(args, out, err)
+        return _command_export(args, out, err)
+    except _FileProblem as e:
+        print(f"gradstep {args.command}: {e}", file=err)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,308 @@
+"""The graph model: everything the user can see of the autograd state, as a networkx DiGraph.
+
+Edges run forward (input -> op -> output), the way the script reads: a leaf tensor feeds its
+``AccumulateGrad``, which feeds the ops that used the leaf, down to the named outputs. Nodes do
+not keep their output tensors, so an anonymous intermediate is drawn as the function node that
+made it; a tensor bound to a name is drawn as its own node fed by its ``grad_fn``.
+
+Nodes are added in creation order (``sequence_nr``; an accumulator just before its first user,
+a leaf just before its accumulator, a named output just after its ``grad_fn``): the layout starts
+its crossing reduction from that order, which is already a good one.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+import networkx as nx
+import numpy as np
+
+from ..autograd.node import AccumulateGrad
+from .collector import collector_paused
+from .ids import PathId, label_of, tensor_id
+from .names import NamedTensor, named_tensors
+
+ACCUMULATE_NAME = "torch::autograd::AccumulateGrad"
+
+
+def build_graph(
+    namespace: dict, last_backward_steps: Iterable = (), previous: nx.DiGraph | None = None
+) -> nx.DiGraph:
+    """The graph of the tensors named in ``namespace`` and of the ``grad_fn`` graphs behind them.
+
+    Parameters
+    ----------
+    namespace : dict
+        The script's names. Tensors, tensors inside lists, tuples and dicts, and the parameters of
+        modules (anything with ``named_parameters``) are found.
+    last_backward_steps : iterable of BackwardStep
+        The steps of the last backward pass: they mark the nodes that ran (``executed``,
+        ``executed_index``) and give each edge the gradient that flowed back along it.
+    previous : networkx.DiGraph, optional
+        The graph built at the last pause. ``graph.graph`` then lists the ids ``added``,
+        ``removed`` and ``changed`` (value or grad) since it, so views redraw only those.
+
+    Returns
+    -------
+    networkx.DiGraph
+        Node ids are stable strings: ``t:<name>`` for named tensors, the path from a named root
+        for function nodes (``z/grad_fn:SumBackward0/0:AddBackward0``). Node attribute ``kind`` is
+        ``tensor``, ``function`` or ``accumulate``; see ``docs/internals.md`` for the rest. Edge
+        attributes: ``grad`` (the gradient that flowed back along the edge, summed over its uses,
+        or None), ``grads`` (one per use), ``count`` (uses: ``t1 * t1`` uses ``t1``'s accumulator
+        twice), ``slots`` (the consumer's input indices) and ``output_nr``.
+    """
+    with collector_paused():
+        builder = _Builder(named_tensors(namespace), list(last_backward_steps))
+        graph = builder.build()
+        if previous is not None:
+            _mark_changes(graph, previous)
+    return graph
+
+
+class _Builder:
+    """One build: walks the ``grad_fn`` graphs once, then emits nodes in creation order."""
+
+    def __init__(self, named: list[NamedTensor], steps: list) -> None:
+        self.named = named
+        self.by_tensor = {id(entry.tensor): entry for entry in named}
+        self.steps = {id(step.node): step for step in steps}
+        self.fn_ids: dict[int, str] = {}  # id(node) -> graph id
+        self.fns: list = []  # nodes in discovery order
+        self.anonymous_leaves: dict[int, tuple[str, object]] = {}  # id(acc) -> (tensor id, leaf)
+        self.named_ids = {tensor_id(entry.name) for entry in named}
+
+    # -- walking -----------------------------------------------------------------------------------
+    def build(self) -> nx.DiGraph:
+        roots = []
+        for entry in self.named:
+            fn = entry.tensor.grad_fn
+            if fn is not None and id(fn) not in self.fn_ids:
+                path = PathId.start(entry.name, f"grad_fn:{label_of(fn.name())}")
+                self._assign(fn, path.text)
+                roots.append((fn, path))
+        for fn, path in roots:
+            self._walk(fn, path)
+        return self._emit()
+
+    def _assign(self, fn, node_id: str) -> None:
+        self.fn_ids[id(fn)] = node_id
+        self.fns.append(fn)
+
+    def _walk(self, root, root_path: PathId) -> None:
+        # Breadth first, so a node shared by several paths is named by one of its shortest ones.
+        queue = deque([(root, root_path)])
+        while queue:
+            fn, path = queue.popleft()
+            for i, (nxt, _) in enumerate(fn.next_functions):
+                if nxt is None or id(nxt) in self.fn_ids:
+                    continue
+                child = path.child(f"{i}:{label_of(nxt.name())}")
+                if isinstance(nxt, AccumulateGrad):
+                    self._assign(nxt, self._accumulator_id(nxt, child))
+                else:
+                    self._assign(nxt, child.text)
+                    queue.append((nxt, child))
+
+    def _accumulator_id(self, acc, path: PathId) -> str:
+        # A named leaf's accumulator is named after the leaf, whichever path reaches it first.
+        entry = self.by_tensor.get(id(acc.variable))
+        if entry is not None:
+            return f"{tensor_id(entry.name)}/AccumulateGrad"
+        self.anonymous_leaves[id(acc)] = (f"t:{path.text}/variable", acc.variable)
+        return path.text
+
+    # -- emitting ----------------------------------------------------------------------------------
+    def _emit(self) -> nx.DiGraph:
+        items = []  # (creation key, discovery index, node id, attributes)
+        edges = []  # (source id, target id, attributes)
+        first_use = self._first_uses()
+        tie = 0
+        for fn in self.fns:
+            node_id = self.fn_ids[id(fn)]
+            if isinstance(fn, AccumulateGrad):
+                key = first_use.get(id(fn), -1.0) - 0.5
+                leaf_id, leaf = self._leaf_of(fn)
+                items.append((key, tie, node_id, self._accumulate_attrs(fn, leaf_id)))
+                if leaf_id not in self.named_ids and leaf is not None:
+                    items.append((key - 0.25, tie, leaf_id, self._tensor_attrs(leaf, None, None)))
+                edges.append((leaf_id, node_id, self._leaf_edge(fn)))
+            else:
+                items.append((float(fn.sequence_nr), tie, node_id, self._function_attrs(fn)))
+                edges.extend(self._input_edges(fn, node_id))
+            tie += 1
+        for entry in self.named:
+            t = entry.tensor
+            node_id = tensor_id(entry.name)
+            if t.grad_fn is not None:
+                fn_id = self.fn_ids[id(t.grad_fn)]
+                key = float(t.grad_fn.sequence_nr) + 0.25
+                edges.append((fn_id, node_id, self._output_edge(t)))
+            else:
+                acc = self._live_accumulator(t)
+                key = first_use.get(id(acc), 0.0) - 0.75 if acc is not None else -1.0
+            items.append((key, tie, node_id, self._tensor_attrs(t, entry.name, entry)))
+            tie += 1
+        items.sort(key=lambda item: (item[0], item[1]))
+        graph = nx.DiGraph(backward_steps=len(self.steps))
+        graph.add_nodes_from((node_id, attrs) for _, _, node_id, attrs in items)
+        graph.add_edges_from(edges)
+        return graph
+
+    def _first_uses(self) -> dict:
+        """The creation number of the first op that used each node (for accumulators' order)."""
+        first: dict[int, float] = {}
+        for fn in self.fns:
+            for nxt, _ in fn.next_functions:
+                if nxt is not None:
+                    seq = float(fn.sequence_nr)
+                    if seq < first.get(id(nxt), float("inf")):
+                        first[id(nxt)] = seq
+        return first
+
+    def _leaf_of(self, acc):
+        entry = self.by_tensor.get(id(acc.variable))
+        if entry is not None:
+            return tensor_id(entry.name), None
+        return self.anonymous_leaves[id(acc)]
+
+    def _live_accumulator(self, t):
+        # The accumulator is cached behind a weak reference; only one already in a graph is drawn.
+        ref = getattr(t, "_accumulator", None)
+        acc = ref() if ref is not None else None
+        return acc if acc is not None and id(acc) in self.fn_ids else None
+
+    # -- attributes --------------------------------------------------------------------------------
+    def _tensor_attrs(self, t, name, entry: NamedTensor | None) -> dict:
+        grad = t._grad
+        return {
+            "kind": "tensor",
+            "label": name if name is not None else shape_text(t.shape),
+            "name": name,
+            "aliases": list(entry.aliases) if entry is not None else [],
+            "is_leaf": t.grad_fn is None,
+            "requires_grad": t.requires_grad,
+            "retains_grad": t.retains_grad,
+            "shape": tuple(t.shape),
+            "dtype": str(t.dtype),
+            # Copies: the graph is a snapshot, and the optimizer updates parameters in place.
+            "value": np.array(t._data, copy=True),
+            "grad": None if grad is None else np.array(grad._data, copy=True),
+            "group": entry.group if entry is not None else None,
+            "output_nr": t._output_nr,
+            "version": t._version.value,
+        }
+
+    def _common_attrs(self, fn) -> dict:
+        step = self.steps.get(id(fn))
+        return {
+            "label": label_of(fn.name()),
+            "node_name": fn.name(),
+            "executed": step is not None,
+            "executed_index": step.index if step is not None else None,
+            "group": fn.metadata.get("module") if fn.metadata else None,
+        }
+
+    def _function_attrs(self, fn) -> dict:
+        attrs = self._common_attrs(fn)
+        attrs.update(kind="function", sequence_nr=fn.sequence_nr, saved=_saved(fn), freed=fn.freed)
+        return attrs
+
+    def _accumulate_attrs(self, acc, leaf_id: str) -> dict:
+        attrs = self._common_attrs(acc)
+        entry = self.by_tensor.get(id(acc.variable))
+        if attrs["group"] is None and entry is not None:
+            attrs["group"] = entry.group
+        attrs.update(kind="accumulate", sequence_nr=None, saved={}, freed=False, variable=leaf_id)
+        return attrs
+
+    # -- edges -------------------------------------------------------------------------------------
+    def _input_edges(self, fn, node_id: str) -> list:
+        step = self.steps.get(id(fn))
+        merged: dict[str, dict] = {}
+        for i, (nxt, nr) in enumerate(fn.next_functions):
+            if nxt is None:
+                continue
+            grad = step.grads_out[i] if step is not None and i < len(step.grads_out) else None
+            source = self.fn_ids[id(nxt)]
+            edge = merged.get(source)
+            if edge is None:
+                merged[source] = {"slots": [i], "grads": [grad], "output_nr": nr}
+            else:
+                edge["slots"].append(i)
+                edge["grads"].append(grad)
+        out = []
+        for source, edge in merged.items():
+            edge["count"] = len(edge["slots"])
+            edge["grad"] = _sum(edge["grads"])
+            out.append((source, node_id, edge))
+        return out
+
+    def _leaf_edge(self, acc) -> dict:
+        step = self.steps.get(id(acc))
+        grad = None
+        if step is not None:
+            writes = [g for t, g in step.leaf_writes if t is acc.variable]
+            grad = _sum(writes) if writes else (step.grads_in[0] if step.grads_in else None)
+        return {"slots": [0], "grads": [grad], "grad": grad, "count": 1, "output_nr": 0}
+
+    def _output_edge(self, t) -> dict:
+        step = self.steps.get(id(t.grad_fn))
+        nr = t._output_nr
+        grad = step.grads_in[nr] if step is not None and nr < len(step.grads_in) else None
+        return {"slots": [0], "grads": [grad], "grad": grad, "count": 1, "output_nr": nr}
+
+
+def _saved(fn) -> dict:
+    """Role -> (shape, dtype) of what a node saved for backward; empty once freed."""
+    try:
+        saved = fn.saved_tensors
+    except RuntimeError:  # freed by a backward without retain_graph
+        return {}
+    out = {}
+    for role, value in saved.items():
+        array = getattr(value, "_data", value)
+        out[role] = (tuple(np.shape(array)), str(getattr(value, "dtype", np.asarray(array).dtype)))
+    return out
+
+
+def _sum(grads: list):
+    present = [g for g in grads if g is not None]
+    if not present:
+        return None
+    total = present[0]  # a backward step's own array: nothing writes to it afterwards
+    for g in present[1:]:
+        total = total + g
+    return total
+
+
+def shape_text(shape) -> str:
+    """A shape as Python writes a tuple: ``()``, ``(3,)``, ``(2, 3)``."""
+    return str(tuple(int(n) for n in shape))
+
+
+def _mark_changes(graph: nx.DiGraph, previous: nx.DiGraph) -> None:
+    """Record in ``graph.graph`` which ids appeared, disappeared or changed value or grad."""
+    added, changed = [], []
+    for node_id, attrs in graph.nodes(data=True):
+        if node_id not in previous:
+            added.append(node_id)
+            continue
+        before = previous.nodes[node_id]
+        if attrs["kind"] == "tensor":
+            if not _same_array(attrs["value"], before.get("value")) or not _same_array(
+                attrs["grad"], before.get("grad")
+            ):
+                changed.append(node_id)
+        elif attrs["executed_index"] != before.get("executed_index"):
+            changed.append(node_id)
+    graph.graph["added"] = added
+    graph.graph["removed"] = [n for n in previous if n not in graph]
+    graph.graph["changed"] = changed
+
+
+def _same_array(a, b) -> bool:
+    if a is None or b is None:
+        return a is b
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)

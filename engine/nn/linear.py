@@ -1,0 +1,62 @@
+"""``Linear`` and ``Identity``."""
+
+from __future__ import annotations
+
+import math
+
+from .. import creation
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+
+class Identity(Module):
+    """Returns its input unchanged (any constructor arguments are ignored, as in PyTorch)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``, initialised as PyTorch does.
+
+    Parameters
+    ----------
+    in_features, out_features : int
+        Sizes of each input and output sample.
+    bias : bool, default True
+        Whether to learn an additive bias.
+    dtype : engine dtype, optional
+        The parameters' dtype (float32 by default).
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(creation.empty((out_features, in_features), dtype=dtype))
+        if bias:
+            self.bias = Parameter(creation.empty(out_features, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's default: kaiming_uniform(a=sqrt(5)) weights, U(-1/sqrt(fan_in), ...) bias."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in_features={self.in_features}, out_features={self.out_features}, "
+                f"bias={self.bias is not None}")

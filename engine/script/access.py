@@ -1,0 +1,474 @@
+"""Reaching into values: attributes, items, assignment targets, calls and truth.
+
+Every path by which a script touches an object goes through here, so this is where the safety
+policy (``safety.py``) is applied: names starting with ``_`` are refused, assignment is allowed
+only on the script's own objects (and a tensor's ``requires_grad``/``grad``/``data``), and every
+value coming in from engine code is screened.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+import types
+from types import MethodType
+
+import numpy as np
+
+from ..tensor import Tensor
+from .errors import ScriptError, forbidden, limit
+from .guards import check_binop, check_elements, check_expanded_size, check_length
+from .modules import ENGINE_MODULES, ModuleProxy, proxy_for
+from .objects import SafeIterator, ScriptFunction, SuperProxy
+from .safety import (
+    DENIED_TYPES, DENIED_VALUE_ATTRS, NODE_ATTRS, NUMPY_ATTRS, TENSOR_SETTABLE, check_callable,
+    is_engine_type,
+)
+
+_PLAIN = frozenset({int, float, bool, str, type(None), tuple, list, dict})
+# Values that need no screening: plain data, bound methods and functions (whose attributes are
+# all dunders), and the interpreter's own objects.
+_SAFE = _PLAIN | {types.MethodType, types.FunctionType, ScriptFunction, SafeIterator, ModuleProxy,
+                  SuperProxy}
+_RISKY = frozenset({int, bool, str, bytes, bytearray, list, tuple})
+_SIZED_CONTAINERS = (list, dict, set, bytearray)
+_SCRIPT_NAME_OF = {real: name for name, real in ENGINE_MODULES.items()}
+
+
+class AccessMixin:
+    """Attribute, item and call access under the safety policy (mixed into ``Interpreter``)."""
+
+    # -- screening values that come in ---------------------------------------------------------------
+    def _screen(self, value, node=None):
+        t = type(value)
+        if t in _SAFE:
+            return value
+        if t is Tensor:
+            return self._check_tensor(value, node)
+        return self._screen_slow(value, node)
+
+    def _screen_slow(self, value, node):
+        if isinstance(value, Tensor):
+            return self._check_tensor(value, node)
+        if isinstance(value, types.GeneratorType):
+            return SafeIterator(value, self._tick, self._screen)
+        if isinstance(value, types.ModuleType):
+            name = _SCRIPT_NAME_OF.get(value.__name__)
+            if name is None:
+                raise forbidden(f"module '{value.__name__}' is not available to scripts", node)
+            return proxy_for(name, node)
+        if isinstance(value, DENIED_TYPES):
+            raise forbidden(f"a {type(value).__name__} object is not available to scripts", node)
+        if isinstance(value, (types.BuiltinFunctionType, type)):
+            check_callable(value, node)
+        if isinstance(value, np.ndarray):
+            check_elements(value.size, self.limits)
+        return value
+
+    def _check_tensor(self, t, node):
+        n = t._data.size
+        if n > self._max_elements:
+            raise limit(f"tensor too large: {n} elements (the limit is {self._max_elements})",
+                        node)
+        if n >= 16384:
+            self._memory.track(t, node)
+        return t
+
+    # -- attributes ----------------------------------------------------------------------------------
+    def _getattr(self, obj, name, node):
+        if name[0] == "_":
+            if name == "__init__" and type(obj) is SuperProxy:
+                return self._attr_super(obj, name, node)
+            raise forbidden(f"attribute '{name}' is not available: names starting with '_' are "
+                            "internal", node)
+        t = type(obj)
+        rule = self._attr_rules.get(t)
+        if rule is None:
+            rule = self._attr_rules[t] = self._rule_for(t)
+        return rule(self, obj, name, node)
+
+    def _rule_for(self, t):
+        if t is ModuleProxy:
+            return AccessMixin._attr_proxy
+        if t is SuperProxy:
+            return AccessMixin._attr_super
+        if t is ScriptFunction or t is SafeIterator:
+            return AccessMixin._attr_none
+        if issubclass(t, DENIED_TYPES) or issubclass(t, types.GeneratorType):
+            return AccessMixin._attr_denied
+        if issubclass(t, type):
+            return AccessMixin._attr_class
+        if issubclass(t, (str, bytes, bytearray)):
+            return AccessMixin._attr_text
+        if issubclass(t, (np.ndarray, np.generic, np.dtype)):
+            return AccessMixin._attr_numpy
+        if issubclass(t, (int, float, complex)):
+            return AccessMixin._attr_value
+        if is_engine_type(t) and any(c.__name__ in ("Node", "AccumulateGrad") for c in t.__mro__):
+            return AccessMixin._attr_node
+        return AccessMixin._attr_generic
+
+    def _attr_generic(self, obj, name, node):
+        try:
+            value = getattr(obj, name)
+        except ScriptError:
+            raise
+        except Exception as e:
+            raise self._runtime(e, node) from e
+        return self._screen(value, node)
+
+    def _attr_proxy(self, obj, name, node):
+        return obj._lookup(name, node)
+
+    def _attr_super(self, obj, name, node):
+        try:
+            value = getattr(super(obj._owner, obj._obj), name)
+        except Exception as e:
+            raise self._runtime(e, node) from e
+        return self._screen(value, node)
+
+    def _attr_none(self, obj, name, node):
+        kind = "function" if type(obj) is ScriptFunction else "iterator"
+        raise self._runtime(AttributeError(f"'{kind}' object has no attribute '{name}'"), node)
+
+    def _attr_denied(self, obj, name, node):
+        raise forbidden(f"attributes of {type(obj).__name__} objects are not available", node)
+
+    def _attr_class(self, obj, name, node):
+        if obj in self._script_classes:
+            return self._attr_generic(obj, name, node)
+        if is_engine_type(obj) and not issubclass(obj, (np.ndarray, np.generic)):
+            value = self._attr_generic(obj, name, node)
+            if isinstance(value, (dict, list, set, bytearray)):
+                raise forbidden(f"{obj.__name__}.{name} is the engine's shared state", node)
+            return value
+        raise forbidden(f"attributes of the class '{obj.__name__}' are not available", node)
+
+    def _attr_text(self, obj, name, node):
+        if name in DENIED_VALUE_ATTRS:
+            raise forbidden(f"str.{name} is not available", node)
+        guarded = self._text_methods.get(name)
+        if guarded is not None:
+            return MethodType(guarded, obj)
+        return self._attr_generic(obj, name, node)
+
+    def _attr_value(self, obj, name, node):
+        if name in DENIED_VALUE_ATTRS:
+            raise forbidden(f"{type(obj).__name__}.{name} is not available", node)
+        return self._attr_generic(obj, name, node)
+
+    def _attr_numpy(self, obj, name, node):
+        if name not in NUMPY_ATTRS:
+            raise forbidden(f"numpy's '{name}' is not available in gradstep scripts", node)
+        return self._attr_generic(obj, name, node)
+
+    def _attr_node(self, obj, name, node):
+        if name not in NODE_ATTRS:
+            err = AttributeError(f"'{obj.name().rsplit(':', 1)[-1]}' object has no attribute "
+                                 f"'{name}'")
+            raise self._runtime(err, node)
+        return self._attr_generic(obj, name, node)
+
+    def _setattr(self, obj, name, value, node):
+        if name[0] == "_":
+            raise forbidden(f"attribute '{name}' is not available: names starting with '_' are "
+                            "internal", node)
+        t = type(obj)
+        if t in self._script_classes or obj in self._script_classes or self._is_module(t):
+            pass
+        elif isinstance(obj, Tensor):
+            if name not in TENSOR_SETTABLE:
+                raise forbidden(f"a tensor's '{name}' cannot be set (only requires_grad, grad and "
+                                "data can)", node)
+        else:
+            raise forbidden(
+                f"cannot set attributes of {_describe(obj)}: only objects of the script's own "
+                "classes (and nn.Module instances) can be changed", node)
+        try:
+            setattr(obj, name, value)
+        except ScriptError:
+            raise
+        except Exception as e:
+            raise self._runtime(e, node) from e
+
+    def _is_module(self, t) -> bool:
+        known = self._module_types.get(t)
+        if known is None:
+            nn = sys.modules.get("engine.nn")
+            base = getattr(nn, "Module", None)
+            known = isinstance(base, type) and issubclass(t, base)
+            self._module_types[t] = known
+        return known
+
+    # -- items -------------------------------------------------------------------------------------
+    def _setitem(self, obj, key, value, node):
+        if not (isinstance(obj, (list, dict, Tensor, np.ndarray)) or self._is_module(type(obj))):
+            raise forbidden(f"cannot assign items of {type(obj).__name__} objects", node)
+        if type(key) is tuple and isinstance(obj, dict):
+            check_expanded_size(key, self.limits)
+        try:
+            obj[key] = value
+        except ScriptError:
+            raise
+        except Exception as e:
+            raise self._runtime(e, node) from e
+        if isinstance(obj, (list, dict)):
+            check_length(len(obj), self.limits.max_list)
+        elif type(obj) is not Tensor and isinstance(obj, Tensor):
+            self._check_tensor(obj, node)
+
+    def _delete(self, target, act):
+        kind = target.__class__
+        if kind is ast.Name:
+            name = target.id
+            scope = self.globals if (act.declared and act.declared.get(name) == "global") else (
+                act.locals)
+            if name not in scope:
+                raise NameError(f"name '{name}' is not defined")
+            del scope[name]
+        elif kind is ast.Subscript:
+            obj = self._eval(target.value, act)
+            key = self._eval(target.slice, act)
+            if not (isinstance(obj, (list, dict)) or self._is_module(type(obj))):
+                raise forbidden(f"cannot delete items of {type(obj).__name__} objects", target)
+            try:
+                del obj[key]
+            except Exception as e:
+                raise self._runtime(e, target) from e
+        elif kind is ast.Attribute:
+            obj = self._eval(target.value, act)
+            name = target.attr
+            if not (type(obj) in self._script_classes or obj in self._script_classes
+                    or self._is_module(type(obj))):
+                raise forbidden(f"cannot delete attributes of {_describe(obj)}", target)
+            try:
+                delattr(obj, name)
+            except Exception as e:
+                raise self._runtime(e, target) from e
+        else:
+            for elt in target.elts:
+                self._delete(elt, act)
+
+    # -- assignment targets --------------------------------------------------------------------------
+    def _assign(self, target, value, act):
+        kind = target.__class__
+        if kind is ast.Name:
+            self._store_name(target.id, value, act)
+        elif kind is ast.Tuple or kind is ast.List:
+            self._unpack(target.elts, value, act, target)
+        elif kind is ast.Attribute:
+            self._setattr(self._eval(target.value, act), target.attr, value, target)
+        elif kind is ast.Subscript:
+            obj = self._eval(target.value, act)
+            self._setitem(obj, self._eval(target.slice, act), value, target)
+        else:
+            raise forbidden("cannot assign to this expression", target)
+
+    def _store_name(self, name, value, act):
+        declared = act.declared
+        if declared is not None and name in declared:
+            if declared[name] == "global":
+                self.globals[name] = value
+                return
+            for scope in act.enclosing:
+                if name in scope:
+                    scope[name] = value
+                    return
+            raise SyntaxError(f"no binding for nonlocal '{name}' found")
+        act.locals[name] = value
+
+    def _unpack(self, elts, value, act, node):
+        items = list(self._materialize(value, node))
+        star = [i for i, e in enumerate(elts) if e.__class__ is ast.Starred]
+        if not star:
+            if len(items) != len(elts):
+                if len(items) < len(elts):
+                    raise ValueError(f"not enough values to unpack (expected {len(elts)}, got "
+                                     f"{len(items)})")
+                raise ValueError(f"too many values to unpack (expected {len(elts)})")
+            for e, v in zip(elts, items):
+                self._assign(e, v, act)
+            return
+        i = star[0]
+        after = len(elts) - i - 1
+        if len(items) < len(elts) - 1:
+            raise ValueError(f"not enough values to unpack (expected at least {len(elts) - 1}, "
+                             f"got {len(items)})")
+        for e, v in zip(elts[:i], items[:i]):
+            self._assign(e, v, act)
+        self._assign(elts[i].value, items[i:len(items) - after], act)
+        for e, v in zip(elts[i + 1:], items[len(items) - after:]):
+            self._assign(e, v, act)
+
+    # -- truth and iteration -----------------------------------------------------------------------
+    def _truth(self, value, node):
+        t = type(value)
+        if t is bool:
+            return value
+        try:
+            return bool(value)
+        except ScriptError:
+            raise
+        except Exception as e:
+            raise self._runtime(e, node) from e
+
+    def _iterate(self, iterable, node):
+        """An iterator for a ``for`` loop or a comprehension (never handed to the script)."""
+        try:
+            return iter(iterable)
+        except ScriptError:
+            raise
+        except Exception as e:
+            raise self._runtime(e, node) from e
+
+    def _materialize(self, iterable, node=None):
+        """The items of ``iterable`` as a list or tuple, refusing more than ``max_list``."""
+        t = type(iterable)
+        if t is list or t is tuple:
+            return iterable
+        cap = self.limits.max_list
+        if t is range:
+            try:
+                n = len(iterable)
+            except OverflowError:
+                n = cap + 1
+            check_length(n, cap)
+            return list(iterable)
+        out = []
+        for item in self._iterate(iterable, node):
+            self._tick()
+            out.append(item)
+            if len(out) > cap:
+                check_length(len(out), cap)
+        return out
+
+    # -- operators ---------------------------------------------------------------------------------
+    def _binop(self, op, a, b, node):
+        ta = type(a)
+        tb = type(b)
+        if ta is Tensor or tb is Tensor:
+            if ta is tb:
+                self._precheck_tensor_binop(op, a, b, node)
+        elif ta in _RISKY or tb in _RISKY:
+            try:
+                check_binop(op, a, b, self.limits)
+            except ScriptError as e:
+                raise e.at(node)
+        try:
+            result = op(a, b)
+        except ScriptError:
+            raise
+        except Exception as e:
+            raise self._runtime(e, node) from e
+        t = type(result)
+        if t is Tensor:
+            return self._check_tensor(result, node)
+        if t in _PLAIN:
+            return result
+        return self._screen_slow(result, node)
+
+    def _precheck_tensor_binop(self, op, a, b, node):
+        na = a._data.size
+        nb = b._data.size
+        if na * nb <= self._max_elements:
+            return
+        sa, sb = a._data.shape, b._data.shape
+        try:
+            if op.__name__ in ("matmul", "imatmul"):
+                n = 1
+                for d in sa[:-1]:
+                    n *= d
+                n *= sb[-1] if len(sb) > 1 else 1
+            else:
+                n = 1
+                for d in np.broadcast_shapes(sa, sb):
+                    n *= d
+        except (ValueError, IndexError):
+            return  # the engine reports the shape error itself
+        if n > self._max_elements:
+            raise limit(f"tensor too large: {n} elements (the limit is {self._max_elements})",
+                        node)
+
+    # -- calls -------------------------------------------------------------------------------------
+    def _call(self, func, args, kwargs, node):
+        t = type(func)
+        if t is ScriptFunction:
+            return self._invoke(func, args, kwargs)
+        if t is MethodType:
+            fn = func.__func__
+            if type(fn) is ScriptFunction:
+                return self._invoke(fn, (func.__self__, *args), kwargs)
+            special = self._method_specials.get(id(fn))
+            if special is not None:
+                return special(self, func.__self__, args, kwargs, node)
+        else:
+            special = self._specials.get(id(func))
+            if special is not None:
+                return special(self, args, kwargs, node)
+        return self._call_plain(func, args, kwargs, node)
+
+    def _call_plain(self, func, args, kwargs, node):
+        if type(func) is not MethodType:
+            check_callable(func, node)
+            if isinstance(func, DENIED_TYPES):
+                raise forbidden(f"calling a {type(func).__name__} is not available", node)
+        for a in args:
+            ta = type(a)
+            if ta is range:
+                self._materialize_size(a, node)
+            elif ta is list or ta is tuple or ta is dict:
+                if a and ta is not dict and isinstance(a[0], (list, tuple, dict)):
+                    check_expanded_size(a, self.limits)
+        try:
+            result = func(*args, **kwargs)
+        except ScriptError:
+            raise
+        except Exception as e:
+            raise self._runtime(e, node) from e
+        if type(func) is types.BuiltinMethodType:
+            owner = func.__self__
+            if isinstance(owner, _SIZED_CONTAINERS) and len(owner) > self.limits.max_list:
+                owner.clear()  # the script grew a container past the limit: drop it now
+                check_length(self.limits.max_list + 1, self.limits.max_list)
+        t = type(result)
+        if t is Tensor:
+            return self._check_tensor(result, node)
+        if t in _PLAIN:
+            if t is str and len(result) > self.limits.max_string:
+                check_length(len(result), self.limits.max_string, result)
+            return result
+        return self._screen_slow(result, node)
+
+    def _materialize_size(self, r, node):
+        try:
+            n = len(r)
+        except OverflowError:
+            n = self.limits.max_list + 1
+        if n > self.limits.max_list:
+            raise limit(f"range too long to use here: {n} elements (the limit is "
+                        f"{self.limits.max_list})", node)
+
+    def _make_super(self, args, act, node):
+        if not args:
+            fn = act.function
+            owner = getattr(fn, "_owner", None) if fn is not None else None
+            if owner is None or act.self_arg is None:
+                raise RuntimeError("super(): no arguments")
+            return SuperProxy(owner, act.self_arg)
+        if len(args) != 2:
+            raise TypeError("super() takes 0 or 2 arguments in gradstep scripts")
+        cls, obj = args
+        if cls not in self._script_classes:
+            raise forbidden("super() works with the script's own classes", node)
+        if not isinstance(obj, cls):
+            raise TypeError("super(type, obj): obj must be an instance or subtype of type")
+        return SuperProxy(cls, obj)
+
+
+def _describe(obj) -> str:
+    if isinstance(obj, ModuleProxy):
+        return f"the module '{obj._name}'"
+    if isinstance(obj, type):
+        return f"the class '{obj.__name__}'"
+    return f"{type(obj).__name__} objects"
+

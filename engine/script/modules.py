@@ -1,0 +1,116 @@
+"""What ``import`` gives a script: read-only views of the engine's modules (and numpy's subset).
+
+A script never holds a real module object: ``torch.creation.builtins.open`` would be one attribute
+walk away. A ``ModuleProxy`` exposes only the public functions, classes and constants the engine
+defines, plus the whitelisted submodules, and nothing can be assigned or deleted through it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import types
+
+from .errors import ScriptError, forbidden
+from .safety import DENIED_MODULE_NAMES, is_engine_module_name, is_engine_type
+
+# Script spelling -> engine module. Only these can be imported or reached as attributes.
+ENGINE_MODULES = {
+    "torch": "engine",
+    "torch.nn": "engine.nn",
+    "torch.nn.functional": "engine.nn.functional",
+    "torch.nn.init": "engine.nn.init",
+    "torch.nn.utils": "engine.nn.utils",
+    "torch.optim": "engine.optim",
+    "torch.optim.lr_scheduler": "engine.optim.lr_scheduler",
+    "torch.autograd": "engine.autograd",
+    "torch.cuda": "engine._cuda",
+}
+_SCRIPT_NAME = {real: name for name, real in ENGINE_MODULES.items()}
+_MUTABLE = (dict, list, set, bytearray)
+_PLAIN = (int, float, complex, str, bool, type(None))
+
+
+class ModuleProxy:
+    """A module as a script sees it: attribute reads only, of an allow-listed set of names."""
+
+    __slots__ = ("_name", "_module", "_exports", "_cache")
+
+    def __init__(self, name: str, module=None, exports: dict | None = None) -> None:
+        self._name = name
+        self._module = module
+        self._exports = exports
+        self._cache: dict = {}
+
+    def _lookup(self, attr: str, node=None):
+        try:
+            return self._cache[attr]
+        except KeyError:
+            pass
+        value = self._resolve(attr, node)
+        self._cache[attr] = value
+        return value
+
+    def _resolve(self, attr: str, node):
+        if self._exports is not None:
+            if attr in self._exports:
+                return self._exports[attr]
+            raise forbidden(f"{self._name}.{attr} is not available in gradstep scripts (only a "
+                            "subset of numpy is)", node)
+        submodule = f"{self._name}.{attr}"
+        if submodule in ENGINE_MODULES:
+            return proxy_for(submodule, node)
+        if attr in DENIED_MODULE_NAMES:
+            raise forbidden(f"{self._name}.{attr} is not available in gradstep scripts", node)
+        try:
+            value = getattr(self._module, attr)
+        except AttributeError:
+            raise _no_attribute(self._name, attr, node) from None
+        if isinstance(value, types.ModuleType):
+            name = _SCRIPT_NAME.get(value.__name__)
+            if name is None:
+                raise forbidden(f"{self._name}.{attr} is not available in gradstep scripts", node)
+            return proxy_for(name, node)
+        if isinstance(value, _MUTABLE):
+            # module-level tables are the engine's shared state
+            raise forbidden(f"{self._name}.{attr} is not available in gradstep scripts", node)
+        if isinstance(value, _PLAIN) or _defined_by_engine(value):
+            return value
+        raise forbidden(f"{self._name}.{attr} is not available in gradstep scripts", node)
+
+    def __repr__(self) -> str:
+        return f"<module '{self._name}'>"
+
+
+def _defined_by_engine(value) -> bool:
+    if isinstance(value, type):
+        return is_engine_type(value)
+    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
+        return is_engine_module_name(getattr(value, "__module__", None))
+    return is_engine_type(type(value))
+
+
+def _no_attribute(module: str, attr: str, node) -> ScriptError:
+    err = AttributeError(f"module '{module}' has no attribute '{attr}'")
+    out = ScriptError("runtime", f"AttributeError: {err}").at(node)
+    out.__cause__ = err
+    return out
+
+
+_proxies: dict[str, ModuleProxy] = {}
+
+
+def proxy_for(name: str, node=None) -> ModuleProxy:
+    """The proxy of an engine module by its script name (``torch.nn``), importing it lazily."""
+    proxy = _proxies.get(name)
+    if proxy is not None:
+        return proxy
+    real = ENGINE_MODULES[name]
+    try:
+        module = importlib.import_module(real)
+    except ImportError as e:
+        err = ModuleNotFoundError(f"No module named '{name}' (gradstep's engine has no {name} yet)")
+        out = ScriptError("runtime", f"ModuleNotFoundError: {err}").at(node)
+        out.__cause__ = err
+        raise out from e
+    proxy = _proxies[name] = ModuleProxy(name, module)
+    return proxy

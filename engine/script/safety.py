@@ -1,0 +1,118 @@
+"""What a script may touch: attribute policies per kind of object, and screening of values.
+
+Two rules carry most of the weight: no name starting with ``_`` is ever read or written (that closes
+every dunder walk), and every value coming back from outside the interpreter passes ``screen``,
+which refuses modules, frames, code and interpreter objects, and hides real generators behind a
+wrapper without attributes. The rest are allow-lists for the few kinds of objects whose public
+attributes reach files or raw memory (numpy arrays: ``tofile``, ``ctypes``) or shared engine state
+(a node's ``op`` is a row of the global op table).
+"""
+
+from __future__ import annotations
+
+import builtins
+import types
+
+import numpy as np
+
+from .errors import forbidden
+
+# Dunder methods a script class may define. The interpreter (or engine code the script calls) is the
+# only caller of these; hooks the engine would call on its own (``__del__``, ``__getattribute__``,
+# ``__eq__``, ``__hash__``, ``__repr__`` shown by the debugger...) stay forbidden.
+CLASS_DUNDERS = frozenset({"__init__", "__call__", "__len__", "__getitem__"})
+
+# Reading these names is allowed although they start with an underscore.
+READABLE_DUNDER_NAMES = frozenset({"__name__"})
+
+# Values whose attributes lead to interpreter internals: never handed to a script.
+DENIED_TYPES = (
+    types.ModuleType, types.FrameType, types.CodeType, types.TracebackType, types.CoroutineType,
+    types.AsyncGeneratorType, types.CellType, types.MappingProxyType, types.GetSetDescriptorType,
+    types.MemberDescriptorType, types.WrapperDescriptorType, types.MethodWrapperType,
+    types.MethodDescriptorType, types.ClassMethodDescriptorType,
+)
+try:  # greenlets expose their frame (gr_frame)
+    from greenlet import greenlet as _greenlet
+
+    DENIED_TYPES = DENIED_TYPES + (_greenlet,)
+except ImportError:  # pragma: no cover - greenlet is a declared dependency
+    pass
+
+# Python's own builtins that are never callable from a script, even if one leaked through.
+_DENIED_BUILTINS = frozenset(
+    id(v) for k, v in vars(builtins).items()
+    if k not in {"int", "float", "bool", "str", "list", "tuple", "dict", "set", "frozenset",
+                 "complex", "range", "slice", "abs", "min", "max", "sum", "round", "len", "repr",
+                 "isinstance", "enumerate", "zip", "map", "filter", "sorted", "reversed", "any",
+                 "all", "pow", "divmod", "iter", "next", "True", "False", "None", "Ellipsis",
+                 "NotImplemented", "chr", "ord", "hash", "callable", "bytes"}
+    and not (isinstance(v, type) and issubclass(v, BaseException))
+) | {id(type), id(object.__subclasses__)}
+
+# Module-level names of the engine a script never gets, whatever the engine grows: file access and
+# the interpreter itself.
+DENIED_MODULE_NAMES = frozenset({
+    "save", "load", "from_file", "hub", "script", "session", "files", "graph", "events", "utils",
+    "jit", "compile", "onnx", "package", "multiprocessing", "distributed", "ops", "library",
+})
+
+# Attributes of builtin values that produce unbounded output from small input, or that rebuild
+# objects from raw bytes; none appear in tutorials.
+DENIED_VALUE_ATTRS = frozenset({"to_bytes", "from_bytes", "format_map", "expandtabs", "maketrans",
+                                "fromhex", "translate"})
+
+# numpy: only these attributes of arrays, scalars and dtypes (no tofile/dump/ctypes/data/base).
+NUMPY_ATTRS = frozenset({
+    "shape", "dtype", "ndim", "size", "T", "itemsize", "nbytes", "real", "imag", "astype", "copy",
+    "reshape", "flatten", "ravel", "transpose", "squeeze", "sum", "mean", "std", "var", "max",
+    "min", "argmax", "argmin", "prod", "cumsum", "round", "clip", "dot", "tolist", "item", "fill",
+    "all", "any", "nonzero", "sort", "argsort", "swapaxes", "conjugate", "name", "kind", "char",
+    "is_integer",
+})
+
+# An autograd node exposes what PyTorch's nodes expose, not the engine's op-table row.
+NODE_ATTRS = frozenset({"name", "next_functions", "metadata", "register_hook", "register_prehook",
+                        "requires_grad", "variable"})
+
+# Tensor attributes a script may assign (``w.grad = None``, ``x.requires_grad = True``).
+TENSOR_SETTABLE = frozenset({"requires_grad", "grad", "data"})
+
+
+def is_engine_module_name(mod) -> bool:
+    """Modules of the engine proper (not the interpreter, the session, files, graph or events)."""
+    if not isinstance(mod, str) or not (mod == "engine" or mod.startswith("engine.")):
+        return False
+    return not mod.startswith(("engine.script", "engine.session", "engine.files", "engine.graph",
+                               "engine.events"))
+
+
+def is_engine_type(t: type) -> bool:
+    """Classes defined by the engine proper."""
+    return is_engine_module_name(getattr(t, "__module__", None))
+
+
+def check_callable(value, node=None) -> None:
+    """Refuse Python's dangerous builtins (``open``, ``eval``, ``type``...) if one is reached."""
+    if id(value) in _DENIED_BUILTINS and (
+        isinstance(value, types.BuiltinFunctionType) or value is type
+        or value is object.__subclasses__
+    ):
+        raise forbidden(f"'{getattr(value, '__name__', 'this function')}' is not available", node)
+
+
+def check_value(value, node=None):
+    """Refuse values that lead to interpreter internals; returns the value."""
+    if isinstance(value, DENIED_TYPES):
+        raise forbidden(f"a {type(value).__name__} object is not available to scripts", node)
+    if type(value) is types.BuiltinFunctionType:
+        check_callable(value, node)
+    elif value is type:
+        check_callable(value, node)
+    return value
+
+
+def is_numpy_thing(obj) -> bool:
+    return isinstance(obj, (np.ndarray, np.generic, np.dtype)) or (
+        isinstance(obj, type) and issubclass(obj, (np.ndarray, np.generic))
+    )

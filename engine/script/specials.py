@@ -1,0 +1,369 @@
+"""Calls the interpreter handles itself: size-checked creation functions, ``backward()`` run step
+by step, and the script's builtins whose plain versions could run unbounded in C code.
+
+``function_specials()`` maps ``id(function)`` to ``handler(interp, args, kwargs, node)`` and
+``method_specials()`` maps ``id(method function)`` to ``handler(interp, self, args, kwargs, node)``.
+"""
+
+from __future__ import annotations
+
+import builtins
+
+from .. import autograd as _autograd
+from .. import creation as _creation
+from ..autograd import functional as _functional
+from ..tensor import Tensor
+from .errors import ScriptError, forbidden, limit
+from .guards import (
+    arange_length, check_binop, check_elements, check_expanded_size, check_length, product,
+    safe_format, size_from_args,
+)
+from .objects import SafeIterator
+
+# -- creation functions ----------------------------------------------------------------------------
+
+
+def _sized(real, size_of):
+    def handler(interp, args, kwargs, node):
+        try:
+            check_elements(size_of(args, kwargs), interp.limits)
+        except ScriptError as e:
+            raise e.at(node)
+        return interp._call_plain(real, args, kwargs, node)
+
+    return handler
+
+
+def _full_size(args, kwargs):
+    size = kwargs.get("size", args[0] if args else None)
+    if isinstance(size, int) and not isinstance(size, bool):
+        return size
+    return product(size) if isinstance(size, (tuple, list)) else None
+
+
+def _randint_size(args, kwargs):
+    if "size" in kwargs:
+        return size_from_args((), kwargs)
+    for a in args:
+        if isinstance(a, (tuple, list)):
+            return product(a)
+    return None
+
+
+def _steps_size(args, kwargs):
+    steps = kwargs.get("steps", args[2] if len(args) > 2 else None)
+    return steps if isinstance(steps, int) else None
+
+
+def _eye_size(args, kwargs):
+    n = args[0] if args else kwargs.get("n")
+    m = args[1] if len(args) > 1 else kwargs.get("m", n)
+    return product((n, n if m is None else m))
+
+
+def _tensor_ctor_size(args, kwargs):
+    if args and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return product(args)
+    return None
+
+
+def _expand_size(self, args, kwargs):
+    dims = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+    shape = self._data.shape
+    resolved = []
+    for i, d in enumerate(dims):
+        j = i - (len(dims) - len(shape))
+        resolved.append(shape[j] if d == -1 and j >= 0 else d)
+    return product(resolved)
+
+
+def _repeat_size(self, args, kwargs):
+    dims = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+    n = product(dims)
+    return None if n is None else n * max(self._data.size, 1)
+
+
+def _sized_method(size_of):
+    def handler(interp, obj, args, kwargs, node):
+        try:
+            check_elements(size_of(obj, args, kwargs), interp.limits)
+        except ScriptError as e:
+            raise e.at(node)
+        method = getattr(obj, node.func.attr) if hasattr(node, "func") else None
+        return interp._call_plain(method, args, kwargs, node)
+
+    return handler
+
+
+# -- backward, step by step ------------------------------------------------------------------------
+
+
+def _backward_arguments(gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    return gradient, retain_graph, create_graph, inputs
+
+
+def _tensor_backward(interp, tensor, args, kwargs, node):
+    try:
+        gradient, retain_graph, create_graph, inputs = _backward_arguments(*args, **kwargs)
+    except TypeError as e:
+        err = TypeError(str(e).replace("_backward_arguments", "backward"))
+        raise interp._runtime(err, node) from err
+    if create_graph or inputs is not None:
+        return interp._call_plain(tensor.backward, args, kwargs, node)
+    try:
+        steps = tensor.backward_steps(gradient, retain_graph)
+    except ScriptError:
+        raise
+    except Exception as e:
+        raise interp._runtime(e, node) from e
+    interp._drive_backward(steps, node)
+    return None
+
+
+def _autograd_backward_arguments(tensors, grad_tensors=None, retain_graph=None,
+                                 create_graph=False, inputs=None, grad_variables=None):
+    return tensors, grad_tensors, retain_graph, create_graph, inputs, grad_variables
+
+
+def _autograd_backward(interp, args, kwargs, node):
+    try:
+        tensors, grads, retain, create, inputs, grad_vars = _autograd_backward_arguments(
+            *args, **kwargs)
+    except TypeError as e:
+        err = TypeError(str(e).replace("_autograd_backward_arguments", "backward"))
+        raise interp._runtime(err, node) from err
+    if create or inputs is not None:
+        return interp._call_plain(_autograd.backward, args, kwargs, node)
+    try:
+        steps = _functional.backward_steps(tensors, grads if grads is not None else grad_vars,
+                                           retain_graph=retain)
+    except ScriptError:
+        raise
+    except Exception as e:
+        raise interp._runtime(e, node) from e
+    interp._drive_backward(steps, node)
+    return None
+
+
+# -- builtins --------------------------------------------------------------------------------------
+
+
+def _wrap_iter(real):
+    def handler(interp, args, kwargs, node):
+        result = interp._call_plain(real, args, kwargs, node)
+        return SafeIterator(result, interp._tick, interp._screen)
+
+    return handler
+
+
+def _collection(real):
+    def handler(interp, args, kwargs, node):
+        if args:
+            args = [interp._materialize(args[0], node), *args[1:]]
+            if real is sorted or real is set or real is frozenset:
+                check_expanded_size(args[0], interp.limits)
+        return interp._call_plain(real, args, kwargs, node)
+
+    return handler
+
+
+def _dict(interp, args, kwargs, node):
+    if args and not isinstance(args[0], dict):
+        args = [interp._materialize(args[0], node), *args[1:]]
+    return interp._call_plain(dict, args, kwargs, node)
+
+
+def _min_max(real):
+    def handler(interp, args, kwargs, node):
+        if len(args) == 1:
+            args = [interp._materialize(args[0], node)]
+        for a in args:
+            check_expanded_size(a, interp.limits)
+        return interp._call_plain(real, args, kwargs, node)
+
+    return handler
+
+
+def _sum(interp, args, kwargs, node):
+    if not args:
+        return interp._call_plain(builtins.sum, args, kwargs, node)
+    items = interp._materialize(args[0], node)
+    start = kwargs.get("start", args[1] if len(args) > 1 else 0)
+    if isinstance(start, (list, tuple, str, bytes)):
+        total = start
+        for item in items:
+            total = interp._binop(_add, total, item, node)
+        return total
+    return interp._call_plain(builtins.sum, [items, *args[1:]], kwargs, node)
+
+
+def _add(a, b):
+    return a + b
+
+
+def _any_all(want):
+    def handler(interp, args, kwargs, node):
+        if len(args) != 1 or kwargs:
+            return interp._call_plain(builtins.any if want else builtins.all, args, kwargs, node)
+        for item in interp._iterate(args[0], node):
+            interp._tick()
+            if interp._truth(item, node) is want:
+                return want
+        return not want
+
+    return handler
+
+
+def _text(real):
+    def handler(interp, args, kwargs, node):
+        if len(args) == 1 and not kwargs:
+            try:
+                return interp._to_text(real, args[0])
+            except ScriptError as e:
+                raise e.at(node)
+            except Exception as e:
+                raise interp._runtime(e, node) from e
+        return interp._call_plain(real, args, kwargs, node)
+
+    return handler
+
+
+def _pow(interp, args, kwargs, node):
+    if len(args) == 2 and not kwargs:
+        return interp._binop(_power, args[0], args[1], node)
+    return interp._call_plain(builtins.pow, args, kwargs, node)
+
+
+def _power(a, b):
+    return a ** b
+
+
+_power.__name__ = "pow"
+
+
+def function_specials() -> dict:
+    import operator
+
+    _power_op = operator.pow
+
+    def pow_handler(interp, args, kwargs, node):
+        if len(args) == 2 and not kwargs:
+            return interp._binop(_power_op, args[0], args[1], node)
+        return interp._call_plain(builtins.pow, args, kwargs, node)
+
+    table = {
+        _creation.zeros: _sized(_creation.zeros, size_from_args),
+        _creation.ones: _sized(_creation.ones, size_from_args),
+        _creation.empty: _sized(_creation.empty, size_from_args),
+        _creation.rand: _sized(_creation.rand, size_from_args),
+        _creation.randn: _sized(_creation.randn, size_from_args),
+        _creation.full: _sized(_creation.full, _full_size),
+        _creation.randint: _sized(_creation.randint, _randint_size),
+        _creation.arange: _sized(_creation.arange, arange_length),
+        _creation.linspace: _sized(_creation.linspace, _steps_size),
+        _creation.logspace: _sized(_creation.logspace, _steps_size),
+        _creation.eye: _sized(_creation.eye, _eye_size),
+        _creation.normal: _sized(_creation.normal, lambda a, k: size_from_args((), k)
+                                 if "size" in k else None),
+        Tensor: _sized(Tensor, _tensor_ctor_size),
+        _autograd.backward: _autograd_backward,
+        builtins.str: _text(str),
+        builtins.repr: _text(repr),
+        builtins.list: _collection(list),
+        builtins.tuple: _collection(tuple),
+        builtins.set: _collection(set),
+        builtins.frozenset: _collection(frozenset),
+        builtins.sorted: _collection(sorted),
+        builtins.dict: _dict,
+        builtins.min: _min_max(min),
+        builtins.max: _min_max(max),
+        builtins.sum: _sum,
+        builtins.any: _any_all(True),
+        builtins.all: _any_all(False),
+        builtins.enumerate: _wrap_iter(enumerate),
+        builtins.zip: _wrap_iter(zip),
+        builtins.map: _wrap_iter(map),
+        builtins.filter: _wrap_iter(filter),
+        builtins.reversed: _wrap_iter(reversed),
+        builtins.iter: _wrap_iter(iter),
+        builtins.pow: pow_handler,
+    }
+    return {id(k): v for k, v in table.items()}
+
+
+def method_specials() -> dict:
+    table = {Tensor.backward: _tensor_backward}
+    for name, size_of in (("expand", _expand_size), ("repeat", _repeat_size)):
+        fn = getattr(Tensor, name, None)
+        if fn is not None:
+            table[fn] = _method_with_size(name, size_of)
+    return {id(k): v for k, v in table.items()}
+
+
+def _method_with_size(name, size_of):
+    def handler(interp, obj, args, kwargs, node):
+        try:
+            check_elements(size_of(obj, args, kwargs), interp.limits)
+        except ScriptError as e:
+            raise e.at(node)
+        return interp._call_plain(getattr(type(obj), name).__get__(obj), args, kwargs, node)
+
+    return handler
+
+
+# -- guarded str methods ---------------------------------------------------------------------------
+
+
+def _str_format(interp):
+    def format(self, *args, **kwargs):  # noqa: A001 - str.format
+        return safe_format(self, args, kwargs, interp.limits, interp._format)
+
+    return format
+
+
+def _str_join(interp):
+    def join(self, iterable):
+        items = interp._materialize(iterable)
+        total = len(self) * max(len(items) - 1, 0)
+        for item in items:
+            total += len(item) if isinstance(item, (str, bytes)) else 0
+        check_length(total, interp.limits.max_string, self)
+        return type(self).join(self, items)
+
+    return join
+
+
+def _str_replace(interp):
+    def replace(self, old, new, count=-1):
+        if isinstance(old, (str, bytes)) and isinstance(new, (str, bytes)) and len(new) > len(old):
+            n = self.count(old) if old else len(self) + 1
+            if count >= 0:
+                n = min(n, count)
+            check_length(len(self) + n * (len(new) - len(old)), interp.limits.max_string, self)
+        return type(self).replace(self, old, new, count)
+
+    return replace
+
+
+def _str_pad(interp, name):
+    real = getattr(str, name)
+
+    def pad(self, width, *rest):
+        if isinstance(width, int):
+            check_length(width, interp.limits.max_string, self)
+        return getattr(type(self), name)(self, width, *rest) if type(self) is not str else real(
+            self, width, *rest)
+
+    pad.__name__ = name
+    return pad
+
+
+def text_methods(interp) -> dict:
+    methods = {"format": _str_format(interp), "join": _str_join(interp),
+               "replace": _str_replace(interp)}
+    for name in ("center", "ljust", "rjust", "zfill"):
+        methods[name] = _str_pad(interp, name)
+    return methods
+
+
+__all__ = ["function_specials", "method_specials", "text_methods", "forbidden", "limit"]

@@ -1,0 +1,371 @@
+"""Executing statements: one method per ``ast.stmt`` class, dispatched by a dict.
+
+A handler returns None to go on, or one of the signals ``BREAK``, ``CONTINUE``, ``RETURN`` (the
+value of a return is left in the frame's ``retval``), which ``_exec_body`` hands up unchanged.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .errors import ScriptError, forbidden
+from .modules import ENGINE_MODULES, proxy_for
+from .objects import ScriptFunction
+from .safety import CLASS_DUNDERS, is_engine_type
+from .scopes import Activation
+
+BREAK = "break"
+CONTINUE = "continue"
+RETURN = "return"
+
+
+class StatementsMixin:
+    """The statement half of the tree walker (mixed into ``Interpreter``)."""
+
+    def _exec_body(self, body, act):
+        handlers = self._ex
+        for stmt in body:
+            act.stmt = stmt
+            self._count += 1
+            if self._count > self._check_at:
+                self._statement_hook(stmt, act)
+            try:
+                signal = handlers[stmt.__class__](self, stmt, act)
+            except ScriptError as e:
+                raise e.at(stmt)
+            except Exception as e:
+                raise self._runtime(e, stmt) from e
+            if signal is not None:
+                return signal
+        return None
+
+    # -- simple statements -------------------------------------------------------------------------
+    def _ex_expr(self, stmt, act):
+        self._eval(stmt.value, act)
+
+    def _ex_assign(self, stmt, act):
+        value = self._eval(stmt.value, act)
+        for target in stmt.targets:
+            self._assign(target, value, act)
+
+    def _ex_annassign(self, stmt, act):
+        if stmt.value is not None:
+            self._assign(stmt.target, self._eval(stmt.value, act), act)
+
+    def _ex_augassign(self, stmt, act):
+        target = stmt.target
+        op = stmt.gs_op
+        if target.__class__ is ast.Name:
+            current = self._ev_name(target, act)
+            self._store_name(target.id, self._binop(op, current, self._eval(stmt.value, act),
+                                                    stmt), act)
+        elif target.__class__ is ast.Attribute:
+            obj = self._eval(target.value, act)
+            current = self._getattr(obj, target.attr, target)
+            value = self._binop(op, current, self._eval(stmt.value, act), stmt)
+            self._setattr(obj, target.attr, value, target)
+        else:
+            obj = self._eval(target.value, act)
+            key = self._eval(target.slice, act)
+            try:
+                current = obj[key]
+            except ScriptError:
+                raise
+            except Exception as e:
+                raise self._runtime(e, target) from e
+            value = self._binop(op, current, self._eval(stmt.value, act), stmt)
+            self._setitem(obj, key, value, target)
+
+    def _ex_pass(self, stmt, act):
+        return None
+
+    def _ex_break(self, stmt, act):
+        return BREAK
+
+    def _ex_continue(self, stmt, act):
+        return CONTINUE
+
+    def _ex_return(self, stmt, act):
+        act.retval = None if stmt.value is None else self._eval(stmt.value, act)
+        return RETURN
+
+    def _ex_global(self, stmt, act):
+        self._declare(stmt.names, "global", act)
+
+    def _ex_nonlocal(self, stmt, act):
+        self._declare(stmt.names, "nonlocal", act)
+
+    @staticmethod
+    def _declare(names, how, act):
+        if act.declared is None:
+            act.declared = {}
+        for name in names:
+            act.declared[name] = how
+
+    def _ex_assert(self, stmt, act):
+        if not self._truth(self._eval(stmt.test, act), stmt.test):
+            if stmt.msg is None:
+                raise AssertionError()
+            raise AssertionError(self._eval(stmt.msg, act))
+
+    def _ex_delete(self, stmt, act):
+        for target in stmt.targets:
+            self._delete(target, act)
+
+    def _ex_raise(self, stmt, act):
+        if stmt.exc is None:
+            if not self._handling:
+                raise RuntimeError("No active exception to reraise")
+            raise self._handling[-1]
+        exc = self._eval(stmt.exc, act)
+        if isinstance(exc, type) and issubclass(exc, Exception):
+            exc = self._call(exc, [], {}, stmt.exc)
+        if not isinstance(exc, Exception):
+            raise TypeError("exceptions must derive from BaseException")
+        raise exc
+
+    # -- control flow ------------------------------------------------------------------------------
+    def _ex_if(self, stmt, act):
+        if self._truth(self._eval(stmt.test, act), stmt.test):
+            return self._exec_body(stmt.body, act)
+        if stmt.orelse:
+            return self._exec_body(stmt.orelse, act)
+        return None
+
+    def _ex_for(self, stmt, act):
+        iterable = self._eval(stmt.iter, act)
+        counter = [stmt.lineno, -1]
+        self._loops.append(counter)
+        try:
+            for item in self._iterate(iterable, stmt.iter):
+                counter[1] += 1
+                self._assign(stmt.target, item, act)
+                signal = self._exec_body(stmt.body, act)
+                if signal is not None:
+                    if signal is BREAK:
+                        break
+                    if signal is CONTINUE:
+                        continue
+                    return signal
+            else:
+                self._loops.pop()
+                counter = None
+                if stmt.orelse:
+                    return self._exec_body(stmt.orelse, act)
+        finally:
+            if counter is not None:
+                self._loops.pop()
+        return None
+
+    def _ex_while(self, stmt, act):
+        counter = [stmt.lineno, -1]
+        self._loops.append(counter)
+        try:
+            while self._truth(self._eval(stmt.test, act), stmt.test):
+                counter[1] += 1
+                signal = self._exec_body(stmt.body, act)
+                if signal is not None:
+                    if signal is BREAK:
+                        break
+                    if signal is CONTINUE:
+                        continue
+                    return signal
+            else:
+                self._loops.pop()
+                counter = None
+                if stmt.orelse:
+                    return self._exec_body(stmt.orelse, act)
+        finally:
+            if counter is not None:
+                self._loops.pop()
+        return None
+
+    def _ex_with(self, stmt, act):
+        entered = []
+        try:
+            for item in stmt.items:
+                manager = self._eval(item.context_expr, act)
+                if not self._is_context_manager(type(manager)):
+                    raise TypeError(f"'{type(manager).__name__}' object does not support the "
+                                    "context manager protocol")
+                value = manager.__enter__()
+                entered.append(manager)
+                if item.optional_vars is not None:
+                    self._assign(item.optional_vars, self._screen(value, item), act)
+            return self._exec_body(stmt.body, act)
+        finally:
+            # always leave the grad mode as it was, also when stopped or out of limits
+            for manager in reversed(entered):
+                manager.__exit__(None, None, None)
+
+    def _is_context_manager(self, t) -> bool:
+        known = self._context_types.get(t)
+        if known is None:
+            # only the engine's (grad modes, anomaly detection); Python's would reach files
+            known = self._context_types[t] = is_engine_type(t) and hasattr(t, "__enter__")
+        return known
+
+    def _ex_try(self, stmt, act):
+        try:
+            signal = self._try_handlers(stmt, act)
+        except ScriptError as err:
+            if not stmt.finalbody or err.kind != "runtime":
+                raise
+            final = self._exec_body(stmt.finalbody, act)
+            if final is not None:
+                return final  # a return/break in finally drops the exception, as in Python
+            raise
+        if stmt.finalbody:
+            final = self._exec_body(stmt.finalbody, act)
+            if final is not None:
+                return final
+        return signal
+
+    def _try_handlers(self, stmt, act):
+        try:
+            signal = self._exec_body(stmt.body, act)
+        except ScriptError as err:
+            # only the script's own runtime errors can be caught; never a stop or a limit
+            exc = err.__cause__
+            if err.kind != "runtime" or exc is None or not isinstance(exc, Exception):
+                raise
+            for handler in stmt.handlers:
+                if handler.type is not None:
+                    wanted = self._eval(handler.type, act)
+                    classes = wanted if isinstance(wanted, tuple) else (wanted,)
+                    if not all(isinstance(c, type) and issubclass(c, BaseException)
+                               for c in classes):
+                        raise TypeError("catching classes that do not inherit from "
+                                        "BaseException is not allowed") from None
+                    if not isinstance(exc, classes):
+                        continue
+                if handler.name:
+                    self._store_name(handler.name, exc, act)
+                self._handling.append(err)
+                try:
+                    return self._exec_body(handler.body, act)
+                finally:
+                    self._handling.pop()
+            raise
+        if stmt.orelse:
+            return self._exec_body(stmt.orelse, act)
+        return signal
+
+    # -- definitions -------------------------------------------------------------------------------
+    def _ex_functiondef(self, stmt, act):
+        decorators = [self._eval(d, act) for d in stmt.decorator_list]
+        signature = self._signature(stmt.args, act)
+        fn = ScriptFunction(self, stmt.name, signature, stmt.body, None, self._closure_of(act),
+                            stmt)
+        value = fn
+        for decorator, node in zip(reversed(decorators), reversed(stmt.decorator_list)):
+            value = self._call(decorator, [value], {}, node)
+        self._store_name(stmt.name, value, act)
+
+    def _ex_classdef(self, stmt, act):
+        decorators = [self._eval(d, act) for d in stmt.decorator_list]
+        bases = tuple(self._eval(b, act) for b in stmt.bases)
+        for base, node in zip(bases, stmt.bases):
+            if not self._may_derive_from(base):
+                raise forbidden(
+                    "a script class can derive from nn.Module (or another class of the script), "
+                    f"not from {getattr(base, '__name__', type(base).__name__)}", node)
+        namespace = {"__module__": "__main__", "__qualname__": stmt.name}
+        body_act = Activation(stmt.name, namespace, self._closure_of(act), is_class=True)
+        self._push(body_act)
+        try:
+            signal = self._exec_body(stmt.body, body_act)
+        finally:
+            self._pop()
+        if signal is not None:
+            raise SyntaxError(f"'{signal}' outside loop")
+        for key in namespace:
+            if key.startswith("__") and key not in CLASS_DUNDERS and key not in (
+                    "__module__", "__qualname__"):
+                raise forbidden(f"defining '{key}' is not available", stmt)
+        cls = type(stmt.name, bases or (object,), namespace)
+        self._script_classes.add(cls)
+        for value in namespace.values():
+            fn = getattr(value, "__func__", None) if not isinstance(value, ScriptFunction) else value
+            if isinstance(value, property):
+                fn = value.fget
+            if isinstance(fn, ScriptFunction):
+                fn._owner = cls
+        value = cls
+        for decorator, node in zip(reversed(decorators), reversed(stmt.decorator_list)):
+            value = self._call(decorator, [value], {}, node)
+        self._store_name(stmt.name, value, act)
+
+    def _may_derive_from(self, base) -> bool:
+        """Script classes derive from object, their own classes, or the engine's extension
+        points (``nn.Module``, ``optim.Optimizer``, ``autograd.Function``)."""
+        if not isinstance(base, type):
+            return False
+        if base in self._script_classes or base is object:
+            return True
+        return is_engine_type(base) and any(
+            c.__name__ in ("Module", "Optimizer", "Function") and is_engine_type(c)
+            for c in base.__mro__)
+
+    # -- imports -----------------------------------------------------------------------------------
+    def _ex_import(self, stmt, act):
+        for alias in stmt.names:
+            name = alias.name
+            if alias.asname:
+                self._store_name(alias.asname, self._module(name, stmt), act)
+            else:
+                top = name.split(".")[0]
+                self._module(name, stmt)  # imports the submodule, as Python does
+                self._store_name(top, self._module(top, stmt), act)
+
+    def _ex_importfrom(self, stmt, act):
+        module = self._module(stmt.module, stmt)
+        for alias in stmt.names:
+            sub = f"{stmt.module}.{alias.name}"
+            if sub in ENGINE_MODULES or sub == "numpy.random":
+                value = self._module(sub, stmt)
+            else:
+                try:
+                    value = module._lookup(alias.name, stmt)
+                except ScriptError as e:
+                    if e.kind != "runtime":
+                        raise
+                    err = ImportError(
+                        f"cannot import name '{alias.name}' from '{stmt.module}'")
+                    raise self._runtime(err, stmt) from err
+            self._store_name(alias.asname or alias.name, value, act)
+
+    def _module(self, name: str, node):
+        if name == "numpy":
+            return self._numpy
+        if name == "numpy.random":
+            return self._numpy._lookup("random")
+        if name not in ENGINE_MODULES:
+            raise forbidden(f"import of '{name}' is not available", node)
+        return proxy_for(name, node)
+
+
+STATEMENT_HANDLERS = {
+    ast.Expr: StatementsMixin._ex_expr,
+    ast.Assign: StatementsMixin._ex_assign,
+    ast.AnnAssign: StatementsMixin._ex_annassign,
+    ast.AugAssign: StatementsMixin._ex_augassign,
+    ast.Pass: StatementsMixin._ex_pass,
+    ast.Break: StatementsMixin._ex_break,
+    ast.Continue: StatementsMixin._ex_continue,
+    ast.Return: StatementsMixin._ex_return,
+    ast.Global: StatementsMixin._ex_global,
+    ast.Nonlocal: StatementsMixin._ex_nonlocal,
+    ast.Assert: StatementsMixin._ex_assert,
+    ast.Delete: StatementsMixin._ex_delete,
+    ast.Raise: StatementsMixin._ex_raise,
+    ast.If: StatementsMixin._ex_if,
+    ast.For: StatementsMixin._ex_for,
+    ast.While: StatementsMixin._ex_while,
+    ast.With: StatementsMixin._ex_with,
+    ast.Try: StatementsMixin._ex_try,
+    ast.FunctionDef: StatementsMixin._ex_functiondef,
+    ast.ClassDef: StatementsMixin._ex_classdef,
+    ast.Import: StatementsMixin._ex_import,
+    ast.ImportFrom: StatementsMixin._ex_importfrom,
+}

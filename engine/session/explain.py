@@ -1,0 +1,302 @@
+"""Plain-language explanations of PyTorch's classic autograd errors, with the usual fixes.
+
+The session attaches an ``Explanation`` to a script error. Matching is on the engine exception's
+type and message (PyTorch's own wording), and the statement that failed names the tensor.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from ..tensor import Tensor
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """What went wrong, in plain words, and how people usually fix it.
+
+    Attributes
+    ----------
+    kind : str
+        A stable key: ``non_scalar_backward``, ``backward_twice``, ``inplace_modified``,
+        ``item_many_elements``, ``no_grad_fn``, ``leaf_inplace``, ``numpy_requires_grad``,
+        or the script error's kind (``syntax``, ``forbidden``, ``limit``, ``runtime``).
+    title : str
+    text : str
+        The explanation, naming the tensor and the numbers involved.
+    fixes : tuple of str
+        The usual fixes, most common first, as code the user can type.
+    subject : str or None
+        The tensor (script name) or node (``MulBackward0``) concerned.
+    line, col : int or None
+        Where in the script.
+    """
+
+    kind: str
+    title: str
+    text: str
+    fixes: tuple = ()
+    subject: str | None = None
+    line: int | None = None
+    col: int | None = None
+    details: dict = field(default_factory=dict)
+
+
+def _calls(stmt: ast.AST | None, method: str) -> list[ast.Call]:
+    if stmt is None:
+        return []
+    return [
+        n for n in ast.walk(stmt)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method
+    ]
+
+
+def _receiver_text(call: ast.Call) -> str | None:
+    try:
+        return ast.unparse(call.func.value)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _evaluate_name(text: str | None, namespace: Mapping) -> object:
+    """The value of a dotted name like ``model.out`` in ``namespace`` (None if not that simple)."""
+    if not text or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z]\w*)*", text):
+        return None
+    head, *rest = text.split(".")
+    value = namespace.get(head)
+    for attr in rest:
+        value = getattr(value, attr, None)
+    return value
+
+
+def _name_of(tensor: Tensor, namespace: Mapping) -> str | None:
+    for name, value in namespace.items():
+        if value is tensor:
+            return name
+    return None
+
+
+def _non_scalar_backward(cause, stmt, namespace, line, col) -> Explanation:
+    call = next(iter(_calls(stmt, "backward")), None)
+    name = _receiver_text(call) if call is not None else None
+    value = _evaluate_name(name, namespace)
+    name = name or "the output"
+    if isinstance(value, Tensor):
+        count = value.numel()
+        shape = f" (shape {list(value.shape)})"
+    else:
+        count, shape = None, ""
+    head = f"{name} has {count} elements{shape}" if count is not None else f"{name} is not a scalar"
+    text = (
+        f"{head}; call {name}.sum().backward() or {name}.backward(torch.ones_like({name})). "
+        "backward() without an argument starts from a gradient of 1, which only makes sense for "
+        "a single number. For a tensor of several elements, say which combination of them to "
+        "differentiate: summing them, or passing the gradient of each element explicitly "
+        "(all ones gives the same result as summing)."
+    )
+    return Explanation(
+        "non_scalar_backward",
+        "backward() needs a scalar (or a gradient argument)",
+        text,
+        (f"{name}.sum().backward()", f"{name}.backward(torch.ones_like({name}))"),
+        name, line, col, {"elements": count},
+    )
+
+
+def _backward_twice(cause, stmt, namespace, line, col) -> Explanation:
+    call = next(iter(_calls(stmt, "backward")), None)
+    name = (_receiver_text(call) if call is not None else None) or "the output"
+    text = (
+        f"The graph behind {name} was already used by an earlier backward(), which freed the "
+        "intermediate values it saved to save memory. A second backward through the same graph "
+        "needs them again. Either keep them with retain_graph=True on the first backward, or "
+        "recompute the forward pass (rebuild the graph) before each backward, as a training "
+        "loop does on every iteration."
+    )
+    return Explanation(
+        "backward_twice",
+        "Backward through the graph a second time",
+        text,
+        (f"{name}.backward(retain_graph=True)  # on the first call",
+         "recompute the forward pass before calling backward() again"),
+        name, line, col,
+    )
+
+
+_MODIFIED = re.compile(
+    r"\[torch\.(\w+) \[([\d, ]*)\]\], which is (.*?), is at version (\d+); expected version (\d+)"
+)
+
+
+def _inplace_modified(cause, stmt, namespace, line, col) -> Explanation:
+    m = _MODIFIED.search(str(cause))
+    subject = None
+    details: dict = {}
+    if m:
+        tensor_type, shape, producer, version, expected = m.groups()
+        shape_t = tuple(int(s) for s in shape.split(",") if s.strip())
+        details = {"shape": list(shape_t), "producer": producer, "version": int(version),
+                   "expected_version": int(expected)}
+        for name, value in namespace.items():
+            if (isinstance(value, Tensor) and tuple(value.shape) == shape_t
+                    and value._version.value == int(version)):
+                subject = name
+                break
+        what = f"{subject} ({producer}, shape {list(shape_t)})" if subject else (
+            f"a tensor of shape {list(shape_t)} ({producer})")
+        text = (
+            f"{what} was saved by an operation for the backward pass, then changed in place "
+            f"(its version went from {expected} to {version}). The gradient needs the value "
+            "as it was when it was used, so autograd refuses to compute with the new one."
+        )
+    else:
+        text = ("A tensor that an operation saved for the backward pass was changed in place "
+                "afterwards, so the gradient can no longer be computed from it.")
+    target = subject or "x"
+    return Explanation(
+        "inplace_modified",
+        "A tensor needed for the gradient was modified in place",
+        text,
+        (f"use an out-of-place operation: {target} = {target} * 2 instead of {target} *= 2 "
+         f"(or {target}.mul_(2))",
+         f"clone before modifying: {target} = {target}.clone()",
+         "move the in-place change after backward()"),
+        subject, line, col, details,
+    )
+
+
+def _item_many(cause, stmt, namespace, line, col) -> Explanation:
+    m = re.search(r"a Tensor with (\d+) elements", str(cause))
+    count = int(m.group(1)) if m else None
+    call = next(iter(_calls(stmt, "item")), None)
+    name = (_receiver_text(call) if call is not None else None) or "x"
+    text = (f"{name} has {count} elements, but .item() returns one Python number and only works "
+            "on a tensor with exactly one element. Reduce it first, or convert the whole tensor.")
+    return Explanation(
+        "item_many_elements",
+        ".item() on a tensor with many elements",
+        text,
+        (f"{name}.sum().item()", f"{name}.mean().item()", f"{name}.tolist()"),
+        name, line, col, {"elements": count},
+    )
+
+
+def _no_grad_fn(cause, stmt, namespace, line, col) -> Explanation:
+    call = next(iter(_calls(stmt, "backward")), None)
+    name = (_receiver_text(call) if call is not None else None) or "the output"
+    text = (
+        f"{name} does not depend on any tensor that requires grad, so there is no graph to "
+        "differentiate (element 0 of tensors does not require grad). Usually a leaf was created "
+        "without requires_grad=True, or the path to it was cut by .detach(), .data, .item() or "
+        "a torch.no_grad() block."
+    )
+    return Explanation(
+        "no_grad_fn",
+        "Nothing to differentiate: no grad_fn",
+        text,
+        ("create the leaf with requires_grad=True (or call leaf.requires_grad_())",
+         "do not .detach() or use .data on the path to the loss",
+         "compute the loss outside torch.no_grad()"),
+        name, line, col,
+    )
+
+
+def _leaf_inplace(cause, stmt, namespace, line, col) -> Explanation:
+    target = None
+    if isinstance(stmt, ast.AugAssign):
+        target = ast.unparse(stmt.target)
+    elif stmt is not None:
+        calls = [n for n in ast.walk(stmt) if isinstance(n, ast.Call)
+                 and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
+                 and not n.func.attr.startswith("_")]
+        if calls:
+            target = _receiver_text(calls[0])
+        elif isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Subscript):
+            target = ast.unparse(stmt.targets[0].value)
+    name = target or "the leaf"
+    text = (
+        f"{name} is a leaf that requires grad: autograd accumulates its gradient and needs its "
+        "value unchanged. Changing it in place while the graph is recorded is not allowed. "
+        "Parameter updates belong inside torch.no_grad() (as optimizers do)."
+    )
+    return Explanation(
+        "leaf_inplace",
+        "In-place change of a leaf that requires grad",
+        text,
+        (f"with torch.no_grad():\n    {name} -= lr * {name}.grad",
+         f"use an out-of-place operation: {name} = {name} + 1 (makes a new non-leaf tensor)"),
+        name, line, col,
+    )
+
+
+def _numpy_requires_grad(cause, stmt, namespace, line, col) -> Explanation:
+    call = next(iter(_calls(stmt, "numpy")), None)
+    name = (_receiver_text(call) if call is not None else None) or "x"
+    return Explanation(
+        "numpy_requires_grad",
+        ".numpy() on a tensor that requires grad",
+        f"{name} is part of a graph; numpy arrays cannot record operations, so converting it "
+        "would silently leave the graph. Say so explicitly with detach().",
+        (f"{name}.detach().numpy()",),
+        name, line, col,
+    )
+
+
+# (exception type name, message fragment, builder), first match wins.
+_RULES = (
+    ("RuntimeError", "grad can be implicitly created only for", _non_scalar_backward),
+    ("RuntimeError", "Trying to backward through the graph a second time", _backward_twice),
+    ("RuntimeError", "has been modified by an inplace operation", _inplace_modified),
+    ("RuntimeError", "cannot be converted to Scalar", _item_many),
+    ("RuntimeError", "does not require grad and does not have a grad_fn", _no_grad_fn),
+    ("RuntimeError", "leaf Variable that requires grad is being used in an in-place", _leaf_inplace),
+    ("RuntimeError", "Can't call numpy() on Tensor that requires grad", _numpy_requires_grad),
+)
+
+_KIND_TITLES = {
+    "syntax": "The script is not valid Python",
+    "forbidden": "This construct is not allowed in gradstep scripts",
+    "limit": "The script exceeded a safety limit",
+    "runtime": "The script raised an error",
+}
+
+
+def explain_exception(
+    cause: BaseException,
+    stmt: ast.AST | None = None,
+    namespace: Mapping | None = None,
+    line: int | None = None,
+    col: int | None = None,
+) -> Explanation | None:
+    """The explanation of one of PyTorch's classic errors, or None for any other exception."""
+    message = str(cause)
+    for type_name, fragment, build in _RULES:
+        if type(cause).__name__ == type_name and fragment in message:
+            return build(cause, stmt, namespace or {}, line, col)
+    return None
+
+
+def explain(error, stmt: ast.AST | None = None, namespace: Mapping | None = None) -> Explanation:
+    """The explanation of a ``ScriptError`` (always one: generic when the error is not classic).
+
+    Parameters
+    ----------
+    error : ScriptError
+        With ``kind``, ``line``, ``col``, ``message`` and the engine's exception as ``__cause__``.
+    stmt : ast.stmt, optional
+        The statement that failed (names the tensor concerned).
+    namespace : mapping, optional
+        The names visible there (counts the tensor's elements, finds the modified tensor).
+    """
+    line, col = getattr(error, "line", None), getattr(error, "col", None)
+    cause = error.__cause__
+    if cause is not None:
+        found = explain_exception(cause, stmt, namespace, line, col)
+        if found is not None:
+            return found
+    kind = getattr(error, "kind", "runtime")
+    message = getattr(error, "message", str(error))
+    return Explanation(kind, _KIND_TITLES.get(kind, "Error"), message, (), None, line, col)

@@ -1,0 +1,819 @@
+"""``Session``: a script, its engine state and a position in it, driven by debugger commands.
+
+The session owns an ``engine.script.Interpreter`` and pulls its pauses (one before every statement
+at every depth, one after every node of a backward pass). A command pulls pauses until its own
+stop condition, a breakpoint, a ``pause()`` from another thread, the end or an error; only where it
+stops does the session copy the visible state (a ``Snapshot``), diff it against the previous stop,
+add a ``TimelinePoint`` and publish a ``paused`` event. Engine events (backward, zero_grad, step,
+grads) are watched all along for counters, data breakpoints and lint.
+
+Time travel re-executes: the interpreter cannot be copied mid-run, but a run is exact given the
+seed, so reaching point i means restarting with the same seed and pulling the same number of
+pauses (or pulling forward when i lies ahead of the live interpreter).
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from .. import events as engine_events
+from ..autograd.grad_mode import state as grad_state
+from ..creation import manual_seed
+from ..script.errors import ScriptError
+from ..tensor import Tensor
+from . import events as ev
+from .breakpoints import (
+    ConditionError, DataBreakpoints, LineBreakpoint, as_line_breakpoints, compile_condition,
+    evaluate_condition,
+)
+from .counters import Counters, StatementCalls, calls_in
+from .diff import compute_diff
+from .events import Position, SessionEvent
+from .explain import explain
+from .lint import Linter
+from .state import capture, named_tensors, non_finite, visible_names
+from .timeline import BACKWARD, ERROR, STEP, WARNING, ZERO_GRAD, Timeline, TimelinePoint
+
+# Session status.
+IDLE = "idle"  # not started
+PAUSED = "paused"
+FINISHED = "finished"
+FAILED = "error"
+STOPPED = "stopped"
+
+
+def _reachable_nodes(roots) -> int:
+    """How many nodes a backward from ``roots`` (pairs of node, output_nr) will execute."""
+    seen = set()
+    stack = [fn for fn, _ in roots if fn is not None]
+    while stack:
+        fn = stack.pop()
+        if fn in seen:
+            continue
+        seen.add(fn)
+        stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
+    return len(seen)
+
+
+def _scalar(value: Any) -> float | None:
+    if isinstance(value, Tensor) and value.numel() == 1:
+        return float(value._data.reshape(()))
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+class Session:
+    """A debugging session of one script.
+
+    Parameters
+    ----------
+    source : str
+        The script (PyTorch-style Python, run by the safe interpreter).
+    seed : int
+        Seed of the engine's generator, set before every run so that re-execution is exact.
+    limits : engine.script.Limits, optional
+    breakpoints : iterable
+        Line breakpoints: ints, ``(line, condition)`` pairs, dicts or objects with ``line`` and
+        ``condition``.
+    on_event : callable, optional
+        Subscribed at once (see ``subscribe``).
+    filename : str
+        Shown in error messages.
+    timeline_budget : int
+        Bytes the timeline's snapshots may take.
+
+    Notes
+    -----
+    Commands run synchronously until the next pause, on whatever thread calls them (one at a
+    time); ``pause()`` and ``stop()`` may be called from any thread while a command runs.
+    Subscribers are called synchronously on the thread running the command.
+    """
+
+    def __init__(
+        self,
+        source: str,
+        *,
+        seed: int = 0,
+        limits=None,
+        breakpoints: Iterable = (),
+        on_event: Callable[[SessionEvent], None] | None = None,
+        filename: str = "<script>",
+        timeline_budget: int = 64 * 2**20,
+    ) -> None:
+        self.source = source
+        self.seed = seed
+        self.limits = limits
+        self.filename = filename
+        self.breakpoints: dict[int, LineBreakpoint] = {}
+        for bp in as_line_breakpoints(breakpoints):
+            if bp.condition:
+                compile_condition(bp.condition)
+            self.breakpoints[bp.line] = bp
+        self.data_breakpoints = DataBreakpoints()
+        self.timeline = Timeline(budget_bytes=timeline_budget)
+        self.counters = Counters()
+        self.linter = Linter.for_source(source)
+        self.status = IDLE
+        self.error: ScriptError | None = None
+        self.explanation = None
+        self.namespace: dict | None = None  # the module namespace once the script has ended
+        self.losses: list[tuple[int, float]] = []  # (iteration, value of `loss` at its end)
+        self.console: list[str] = []
+        self._subscribers: list[Callable[[SessionEvent], None]] = []
+        if on_event is not None:
+            self.subscribe(on_event)
+        self._lock = threading.RLock()
+        self._busy = False
+        self._pause_requested = threading.Event()
+        self._stop_requested = threading.Event()
+        self._interp = None
+        self._gen = None
+        self._reset_run_state()
+
+    # ------------------------------------------------------------------ subscribers
+    def subscribe(self, fn: Callable[[SessionEvent], None]) -> Callable[[], None]:
+        """Call ``fn(SessionEvent)`` for every event; returns a function that unsubscribes."""
+        self._subscribers.append(fn)
+
+        def unsubscribe() -> None:
+            if fn in self._subscribers:
+                self._subscribers.remove(fn)
+
+        return unsubscribe
+
+    def _emit(self, kind: str, **fields: Any) -> None:
+        if self._replaying:
+            return
+        event = SessionEvent(kind, **fields)
+        for fn in tuple(self._subscribers):
+            fn(event)
+
+    # ------------------------------------------------------------------ breakpoints
+    def set_breakpoint(self, line: int, condition: str | None = None) -> LineBreakpoint:
+        """Pause before the statement on ``line`` (when ``condition`` holds, if given).
+
+        Raises
+        ------
+        ConditionError
+            When the condition is not valid or uses something not allowed.
+        """
+        if condition:
+            compile_condition(condition)
+        bp = LineBreakpoint(int(line), condition or None)
+        self.breakpoints[bp.line] = bp
+        return bp
+
+    def clear_breakpoint(self, line: int) -> None:
+        self.breakpoints.pop(int(line), None)
+
+    def break_on_nan(self, enabled: bool = True) -> None:
+        """Pause when any named tensor or ``.grad``, an op's output or a backward node's
+        gradient gets a NaN or an infinity."""
+        self.data_breakpoints.nan = bool(enabled)
+
+    def break_on_grad_norm(self, threshold: float | None) -> None:
+        """Pause when a gradient accumulated into a ``.grad`` has an L2 norm above ``threshold``
+        (None switches it off)."""
+        self.data_breakpoints.grad_norm = None if threshold is None else float(threshold)
+
+    def break_on_backward(self, enabled: bool = True) -> None:
+        """Pause before every statement that calls ``backward()``."""
+        self.data_breakpoints.backward = bool(enabled)
+
+    def break_on_zero_grad(self, enabled: bool = True) -> None:
+        """Pause before every statement that calls an optimizer's or module's ``zero_grad()``."""
+        self.data_breakpoints.zero_grad = bool(enabled)
+
+    def break_on_step(self, enabled: bool = True) -> None:
+        """Pause before every statement that calls ``optimizer.step()``."""
+        self.data_breakpoints.step = bool(enabled)
+
+    # ------------------------------------------------------------------ reading the state
+    @property
+    def pause_state(self):
+        """The interpreter's current ``Pause`` (None before the start and after the end)."""
+        return self._pause if self.status == PAUSED else None
+
+    @property
+    def position(self) -> Position | None:
+        return self._position
+
+    @property
+    def warnings(self) -> list:
+        """Every lint warning so far (``LintWarning`` with its line)."""
+        return list(self.linter.warnings)
+
+    def visible_names(self) -> dict:
+        """The names the user sees: the paused frame's locals over the module's globals."""
+        if self._pause is not None and self.status in (PAUSED, FAILED, STOPPED):
+            return visible_names(self._pause.globals, self._pause.locals)
+        if self.namespace is not None:
+            return visible_names(self.namespace, None)
+        return {}
+
+    def snapshot(self, point_index: int | None = None):
+        """The ``Snapshot`` at a timeline point (the current one by default); None if evicted."""
+        if point_index is None:
+            if self._point_index is None:
+                return None
+            point_index = self._point_index
+        return self.timeline.snapshot(point_index)
+
+    def console_at(self, point_index: int) -> list[str]:
+        snap = self.timeline.snapshot(point_index)
+        n = snap.console_lines if snap is not None else len(self.console)
+        return self.console[:n]
+
+    @property
+    def last_backward_steps(self) -> tuple:
+        return tuple(self._backward_steps)
+
+    def graph(self):
+        """The graph model (``engine.graph.build_graph``) of the current state."""
+        from ..graph import build_graph
+
+        return build_graph(self.visible_names(), tuple(self._backward_steps))
+
+    # ------------------------------------------------------------------ thread-safe controls
+    def pause(self) -> None:
+        """Ask a running command to stop at the next pause (thread-safe)."""
+        if self._busy:
+            self._pause_requested.set()
+
+    def stop(self) -> None:
+        """End the run (thread-safe): a running command ends at the next statement or node."""
+        if self.status not in (PAUSED,) and not self._busy:
+            return
+        self._stop_requested.set()
+        interp = self._interp
+        if interp is not None:
+            interp.stop()
+        if self._lock.acquire(blocking=False):
+            try:
+                if not self._busy and self.status == PAUSED:
+                    self._close_run()
+                    self._stop_requested.clear()
+                    self.status = STOPPED
+                    self._emit(ev.FINISHED, namespace=self._pause.globals if self._pause
+                               else {}, stopped=True, diff=None, point=None)
+            finally:
+                self._lock.release()
+
+    # ------------------------------------------------------------------ commands
+    def continue_(self):
+        """Run to the next breakpoint or the end."""
+        with self._command("continue"):
+            return self._drive(lambda p: None)
+
+    def step_into(self):
+        """Go to the next pause of any kind: into called functions, and node by node into the
+        ``backward()`` the current statement calls."""
+        with self._command("step_into"):
+            return self._drive(lambda p: "step")
+
+    def step_over(self):
+        """Run the current statement (and anything it calls, ``backward()`` included) and stop
+        at the next statement at the same depth or shallower. Inside a backward pass: the next
+        node."""
+        with self._command("step_over"):
+            here = self._pause
+            if here is None:
+                return self._drive(lambda p: "step")
+            depth = here.depth
+            in_backward = here.kind == "backward_step"
+
+            def until(p):
+                if in_backward and p.kind == "backward_step":
+                    return "step"
+                if p.kind == "statement" and p.depth <= depth:
+                    return "step"
+                return None
+
+            return self._drive(until)
+
+    def step_out(self):
+        """Leave the current function (or the backward pass being stepped): stop at the next
+        statement of a shallower frame. At module level, run on like ``continue_``."""
+        with self._command("step_out"):
+            here = self._pause
+            if here is None:
+                return self._drive(lambda p: None)
+            depth = here.depth
+            if here.kind == "backward_step":
+                return self._drive(
+                    lambda p: "step" if p.kind == "statement" and p.depth <= depth else None)
+            return self._drive(
+                lambda p: "step" if p.kind == "statement" and p.depth < depth else None)
+
+    def run_to_line(self, line: int):
+        """Run until a statement on ``line`` (breakpoints on the way still stop)."""
+        with self._command("run_to_line"):
+            line = int(line)
+            return self._drive(
+                lambda p: f"line {line}" if p.kind == "statement" and p.line == line else None)
+
+    def next_iteration(self):
+        """Run to the first statement of the next pass of the innermost loop around the current
+        statement (or, outside any loop, of the next loop entered); stops at the loop's end."""
+        with self._command("next_iteration"):
+            return self._drive(self._iteration_boundary(self._pause))
+
+    def run_iterations(self, n: int, progress: Callable[[int, int], None] | None = None):
+        """``next_iteration`` ``n`` times without stopping in between; ``progress(k, n)`` after
+        each. Breakpoints, ``pause()`` and ``stop()`` (from another thread) end it early."""
+        with self._command("run_iterations"):
+            n = int(n)
+            done = 0
+            boundary = self._iteration_boundary(self._pause)
+
+            def until(p):
+                nonlocal done, boundary
+                reason = boundary(p)
+                if reason is None:
+                    return None
+                done += 1
+                if progress is not None:
+                    progress(done, n)
+                if done >= n or reason == "loop ended":
+                    return f"{done} iterations" if reason != "loop ended" else reason
+                boundary = self._iteration_boundary(p)
+                return None
+
+            if n <= 0:
+                return self._pause if self.status == PAUSED else None
+            return self._drive(until)
+
+    def restart(self):
+        """Start over (same seed): a fresh run, paused before the first statement."""
+        with self._command("restart"):
+            self._start_run(emit_reset=True)
+            return self._drive(lambda p: "restart")
+
+    def go_to(self, point_index: int):
+        """Travel to timeline point ``point_index``: the live interpreter is re-executed there
+        (from the start with the same seed when the point lies behind it), so continuing from
+        it gives exactly what an uninterrupted run gives."""
+        with self._command("go_to"):
+            point = self.timeline[point_index]
+            if point.kind in ("finished", "error"):
+                target = None  # run to the end again
+            else:
+                target = point.raw_index
+            live = self._raw_count - 1
+            if self._gen is None or target is None or target < live or self.status != PAUSED:
+                self._start_run(emit_reset=False)
+            self._replaying = True
+            try:
+                while target is None or self._raw_count - 1 < target:
+                    if self._pull() is None:
+                        break
+            finally:
+                self._replaying = False
+            self._point_index = point_index
+            self._truncate_on_next_stop = True
+            self._clear_since()
+            if self.data_breakpoints.nan and self.status == PAUSED:
+                self._new_non_finite()  # what is already NaN here must not break again
+            snap = self.timeline.snapshot(point_index)
+            if snap is None:
+                snap = self._capture()
+            self._snapshot = snap
+            diff = compute_diff(None, snap, (), tuple(self.console[:snap.console_lines]),
+                                full=True)
+            self._position = self._position_of(point)
+            if self.status == PAUSED:
+                self._emit(ev.PAUSED, pause=self._pause, diff=diff, position=self._position,
+                           point=point, reason="time travel", snapshot=snap, travelled=True)
+            else:
+                self._emit(ev.FINISHED if self.status != FAILED else ev.ERROR,
+                           namespace=self.namespace, error=self.error,
+                           explanation=self.explanation, diff=diff, point=point,
+                           stopped=False, travelled=True)
+            return self._pause if self.status == PAUSED else None
+
+    def _iteration_boundary(self, here) -> Callable:
+        """A stop condition: the next pass of the innermost loop around ``here`` begins
+        ("iteration") or that loop ends ("loop ended"); outside loops, a loop is entered."""
+        loops = tuple(here.loop_iterations) if here is not None else ()
+        if not loops:
+            return lambda p: "iteration" if p.kind == "statement" and p.loop_iterations else None
+        n = len(loops)
+        outer, (loop_line, k) = loops[:-1], loops[-1]
+
+        def boundary(p):
+            if p.kind != "statement":
+                return None
+            now = tuple(p.loop_iterations)
+            if len(now) < n or now[: n - 1] != outer or now[n - 1][0] != loop_line:
+                return "loop ended"
+            return "iteration" if now[n - 1][1] != k else None
+
+        return boundary
+
+    # ------------------------------------------------------------------ command machinery
+    @contextmanager
+    def _command(self, name: str):
+        with self._lock:
+            self._busy = True
+            unsubscribe = engine_events.hub.subscribe(self._on_engine_event)
+            try:
+                if name != "go_to":
+                    self._emit(ev.RUNNING, command=name)
+                if self.status == IDLE and name not in ("restart", "go_to"):
+                    self._start_run(emit_reset=False)
+                yield
+            finally:
+                unsubscribe()
+                self._busy = False
+                self._pause_requested.clear()
+                if self._stop_requested.is_set():
+                    # stop() arrived after the command's last pause: the run ends now.
+                    self._stop_requested.clear()
+                    if self.status == PAUSED:
+                        self._close_run()
+                        self._stopped()
+
+    def _reset_run_state(self) -> None:
+        self._pause = None
+        self._raw_count = 0
+        self._snapshot = None
+        self._position: Position | None = None
+        self._point_index: int | None = None
+        self._truncate_on_next_stop = False
+        self._replaying = False
+        self._backward_steps: list = []
+        self._backward_total = 0
+        self._outer_loop = None
+        self._names_cache = None
+        self._calls_cache: StatementCalls | None = None
+        self._nonfinite_known: set = set()
+        self._clear_since()
+
+    def _clear_since(self) -> None:
+        self._steps_since: list = []
+        self._console_mark = len(self.console)
+        self._markers: set = set()
+        self._pending_break: str | None = None
+        self._nan_reported_in_backward = False
+        self._nan_reported_in_statement = False
+
+    def _close_run(self) -> None:
+        gen, interp = self._gen, self._interp
+        self._gen = self._interp = None
+        if interp is not None:
+            try:
+                interp.stop()
+            except Exception:  # noqa: BLE001 - an interpreter that already ended may refuse
+                pass
+        if gen is not None:
+            try:
+                gen.close()
+            except Exception:  # noqa: BLE001
+                pass
+        grad_state.enabled = True  # a run stopped inside no_grad() must not leak its mode
+        grad_state.anomaly = False
+
+    def _start_run(self, *, emit_reset: bool) -> None:
+        from ..script import Interpreter
+
+        self._close_run()
+        if emit_reset:
+            self.timeline.clear()
+            self._emit(ev.RESET)
+            self._emit(ev.TIMELINE_CHANGED, length=0)
+        # Everything derived from the run is rebuilt by running it.
+        self.counters.backward = self.counters.zero_grad = self.counters.step = 0
+        self.counters.iteration = None
+        self.linter = Linter.for_source(self.source)
+        self.console = []
+        self.losses = []
+        self.error = self.explanation = self.namespace = None
+        self._reset_run_state()
+        manual_seed(self.seed)
+        grad_state.enabled = True
+        grad_state.anomaly = False
+        self.status = PAUSED
+        try:
+            kwargs = {"filename": self.filename, "on_print": self._on_print}
+            if self.limits is not None:
+                kwargs["limits"] = self.limits
+            self._interp = Interpreter(self.source, **kwargs)
+            self._gen = self._interp.steps()
+        except ScriptError as e:
+            self._interp = self._gen = None
+            self._gen_error = e
+        else:
+            self._gen_error = None
+
+    def _drive(self, until: Callable) -> Any:
+        """Pull pauses until ``until(pause)`` or a breakpoint names a reason; stop there."""
+        if self.status != PAUSED:
+            return None
+        while True:
+            pause = self._pull()
+            if pause is None:
+                return None
+            reason = self._break_reason(pause) or until(pause)
+            if reason:
+                self._stop_at(pause, reason)
+                return pause
+
+    def _pull(self):
+        """The next interpreter pause, with the bookkeeping of the statement that just ran.
+        None when the run ended (finished, failed or stopped)."""
+        if getattr(self, "_gen_error", None) is not None:
+            error, self._gen_error = self._gen_error, None
+            self._fail(error)
+            return None
+        prev = self._pause
+        if prev is not None and prev.kind == "statement":
+            self._count_calls(self._calls_of(prev))
+        if self._stop_requested.is_set() and self._interp is not None:
+            self._interp.stop()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                pause = next(self._gen)
+            except StopIteration as done:
+                self._handle_warnings(caught, prev)
+                self._finish(done.value)
+                return None
+            except ScriptError as e:
+                self._handle_warnings(caught, prev)
+                if e.kind == "stopped":
+                    self._stopped()
+                else:
+                    self._fail(e)
+                return None
+        self._handle_warnings(caught, prev)
+        self._raw_count += 1
+        self._pause = pause
+        self._names_cache = None
+        self._calls_cache = None
+        if pause.kind == "statement":
+            self._track_iteration(pause)
+            self.linter.sync(self._parameters())
+        return pause
+
+    # ------------------------------------------------------------------ per-pause bookkeeping
+    def _names(self) -> dict:
+        if self._names_cache is None:
+            p = self._pause
+            self._names_cache = visible_names(p.globals, p.locals) if p is not None else {}
+        return self._names_cache
+
+    def _calls_of(self, pause) -> StatementCalls:
+        if pause is self._pause and self._calls_cache is not None:
+            return self._calls_cache
+        calls = calls_in(pause.stmt, visible_names(pause.globals, pause.locals))
+        if pause is self._pause:
+            self._calls_cache = calls
+        return calls
+
+    def _parameters(self) -> dict:
+        from .state import parameters_of
+
+        return parameters_of(self._names())
+
+    def _count_calls(self, calls: StatementCalls) -> None:
+        if calls.zero_grad:
+            self.counters.zero_grad += calls.zero_grad
+            self._markers.add(ZERO_GRAD)
+        if calls.step:
+            self.counters.step += calls.step
+            self._markers.add(STEP)
+
+    def _track_iteration(self, pause) -> None:
+        loops = pause.loop_iterations
+        outer = loops[0] if loops else None
+        if outer != self._outer_loop:
+            if self._outer_loop is not None:
+                value = _scalar(self._names().get("loss"))
+                if value is not None:
+                    self.losses.append((self._outer_loop[1], value))
+            self._outer_loop = outer
+        self.counters.iteration = outer[1] if outer is not None else None
+
+    def _handle_warnings(self, caught, prev) -> None:
+        line = prev.line if prev is not None else None
+        for w in caught:
+            lint = self.linter.python_warning(str(w.message), line)
+            self._warned(lint)
+
+    def _warned(self, lint) -> None:
+        if lint is None:
+            return
+        self._markers.add(WARNING)
+        self._emit(ev.WARNING, warning=lint, line=lint.line)
+
+    def _on_print(self, text: str, *_: Any) -> None:
+        text = str(text)
+        body = text[:-1] if text.endswith("\n") else text
+        self.console.extend(body.split("\n"))
+        self._emit(ev.OUTPUT, text=text, line=self._pause.line if self._pause else None)
+
+    # ------------------------------------------------------------------ engine events
+    def _on_engine_event(self, event) -> None:
+        kind, data = event.kind, event.payload
+        line = self._pause.line if self._pause is not None else None
+        breaks = self.data_breakpoints
+        if kind == engine_events.BACKWARD_STARTED:
+            self.counters.backward += 1
+            self._markers.add(BACKWARD)
+            self._backward_steps = []
+            self._backward_total = _reachable_nodes(data.get("roots", ()))
+            self._nan_reported_in_backward = False
+        elif kind == engine_events.BACKWARD_STEP:
+            step = data["step"]
+            self._backward_steps.append(step)
+            self._steps_since.append(step)
+            if breaks.nan and not self._nan_reported_in_backward:
+                bad = [g for g in step.grads_out if g is not None and non_finite(np.asarray(g))]
+                if bad:
+                    self._nan_reported_in_backward = True
+                    self._set_break(f"NaN/Inf in the gradient computed by {step.node.name()}")
+        elif kind == engine_events.BACKWARD_FINISHED:
+            for lint in self.linter.backward_finished(self._names(), line):
+                self._warned(lint)
+        elif kind == engine_events.GRAD_ACCUMULATED:
+            tensor = data["tensor"]
+            self.linter.grad_accumulated(tensor)
+            if breaks.grad_norm is not None and tensor._grad is not None:
+                norm = float(np.linalg.norm(tensor._grad._data.astype(np.float64).ravel()))
+                if norm > breaks.grad_norm:
+                    name = self._name_of(tensor) or "a tensor"
+                    self._set_break(f"gradient norm of {name}.grad is {norm:.4g} "
+                                    f"(> {breaks.grad_norm:g})")
+        elif kind == engine_events.GRAD_ZEROED:
+            self.linter.grad_zeroed(data["tensor"])
+            self._markers.add(ZERO_GRAD)
+        elif kind == engine_events.PARAM_UPDATED:
+            tensor = data["tensor"]
+            self._markers.add(STEP)
+            self._warned(self.linter.param_updated(tensor, self._name_of(tensor), line))
+        elif kind == engine_events.OPTIMIZER_STATE_CHANGED:
+            self._markers.add(STEP)
+        elif kind == engine_events.OP_RECORDED:
+            if breaks.nan and not self._nan_reported_in_statement:
+                out = data.get("output")
+                if isinstance(out, Tensor) and non_finite(out._data):
+                    self._nan_reported_in_statement = True
+                    self._set_break(f"NaN/Inf produced by {data['node'].name()}")
+
+    def _set_break(self, reason: str) -> None:
+        if self._pending_break is None:
+            self._pending_break = reason
+
+    def _name_of(self, tensor) -> str | None:
+        for name, t in named_tensors(self._names()).items():
+            if t is tensor:
+                return name
+        return None
+
+    # ------------------------------------------------------------------ stopping
+    def _break_reason(self, pause) -> str | None:
+        if self._replaying:
+            return None
+        if self._pause_requested.is_set():
+            self._pause_requested.clear()
+            return "paused"
+        breaks = self.data_breakpoints
+        reasons = []
+        if self._pending_break is not None:
+            reasons.append(self._pending_break)
+        if breaks.nan:
+            found = self._new_non_finite()
+            if found:
+                reasons.insert(0, f"NaN/Inf in {', '.join(found)}")
+        if pause.kind == "statement":
+            self._nan_reported_in_statement = False
+            bp = self.breakpoints.get(pause.line)
+            if bp is not None and bp.enabled and self._condition_holds(bp, reasons):
+                bp.hits += 1
+                reasons.append(f"breakpoint at line {bp.line}"
+                               + (f" ({bp.condition})" if bp.condition else ""))
+            if breaks.backward or breaks.zero_grad or breaks.step:
+                calls = self._calls_of(pause)
+                if breaks.backward and calls.backward:
+                    reasons.append("backward()")
+                if breaks.zero_grad and calls.zero_grad:
+                    reasons.append("zero_grad()")
+                if breaks.step and calls.step:
+                    reasons.append("optimizer.step()")
+        return "; ".join(reasons) if reasons else None
+
+    def _condition_holds(self, bp: LineBreakpoint, reasons: list) -> bool:
+        if not bp.condition:
+            return True
+        try:
+            return evaluate_condition(bp.condition, self._names())
+        except ConditionError as e:
+            reasons.append(f"breakpoint condition at line {bp.line} failed: {e}")
+            return False
+
+    def _new_non_finite(self) -> list[str]:
+        """Names (``w``, ``w.grad``) that hold a NaN/Inf now and did not at the last check."""
+        now = set()
+        for name, t in named_tensors(self._names()).items():
+            if non_finite(t._data):
+                now.add(name)
+            if t._grad is not None and non_finite(t._grad._data):
+                now.add(f"{name}.grad")
+        new = sorted(now - self._nonfinite_known)
+        self._nonfinite_known = now
+        return new
+
+    def _capture(self):
+        p = self._pause
+        if self.status == PAUSED and p is not None:
+            return capture(p.globals, p.locals, self._snapshot, len(self.console))
+        if self.namespace is not None:
+            return capture(self.namespace, None, self._snapshot, len(self.console))
+        if p is not None:
+            return capture(p.globals, p.locals, self._snapshot, len(self.console))
+        return capture({}, None, self._snapshot, len(self.console))
+
+    def _position_of(self, point: TimelinePoint) -> Position:
+        return Position(point.line, point.iteration, point.backward_step, point.depth,
+                        point.index)
+
+    def _add_point(self, kind: str, reason: str | None, snap) -> TimelinePoint:
+        if self._truncate_on_next_stop and self._point_index is not None:
+            self.timeline.truncate(self._point_index + 1)
+        self._truncate_on_next_stop = False
+        p = self._pause
+        step = None
+        if p is not None and p.kind == "backward_step" and kind == "backward_step":
+            step = (p.step.index + 1, max(self._backward_total, p.step.index + 1))
+        point = TimelinePoint(
+            index=len(self.timeline), kind=kind,
+            line=p.line if p is not None else None,
+            iteration=self.counters.iteration, backward_step=step,
+            markers=frozenset(self._markers), raw_index=self._raw_count - 1,
+            depth=p.depth if p is not None else 0, reason=reason,
+        )
+        self.timeline.append(point, snap)
+        self._point_index = point.index
+        self._position = self._position_of(point)
+        return point
+
+    def _publish(self, kind: str, reason: str | None):
+        snap = self._capture()
+        diff = compute_diff(self._snapshot, snap, tuple(self._steps_since),
+                            tuple(self.console[self._console_mark:]))
+        point = self._add_point(kind, reason, snap)
+        self._snapshot = snap
+        self._clear_since()
+        return snap, diff, point
+
+    def _stop_at(self, pause, reason: str) -> None:
+        snap, diff, point = self._publish(pause.kind, reason)
+        self._emit(ev.PAUSED, pause=pause, diff=diff, position=self._position, point=point,
+                   reason=reason, snapshot=snap, travelled=False)
+        self._emit(ev.TIMELINE_CHANGED, length=len(self.timeline))
+
+    def _finish(self, namespace) -> None:
+        self.status = FINISHED
+        self.namespace = namespace if namespace is not None else (
+            self._pause.globals if self._pause is not None else {})
+        self.counters.iteration = None
+        if self._outer_loop is not None:
+            value = _scalar(visible_names(self.namespace, None).get("loss"))
+            if value is not None:
+                self.losses.append((self._outer_loop[1], value))
+            self._outer_loop = None
+        self._gen = self._interp = None
+        if self._replaying:
+            return
+        snap, diff, point = self._publish("finished", "finished")
+        self._emit(ev.FINISHED, namespace=self.namespace, diff=diff, point=point,
+                   stopped=False, travelled=False)
+        self._emit(ev.TIMELINE_CHANGED, length=len(self.timeline))
+
+    def _fail(self, error: ScriptError) -> None:
+        self.status = FAILED
+        self.error = error
+        stmt = self._pause.stmt if self._pause is not None else None
+        names = self._names() if self._pause is not None else {}
+        self.explanation = explain(error, stmt, names)
+        self._gen = self._interp = None
+        self._markers.add(ERROR)
+        if self._replaying:
+            return
+        snap, diff, point = self._publish("error", error.kind)
+        self._emit(ev.ERROR, error=error, explanation=self.explanation, diff=diff, point=point)
+        self._emit(ev.TIMELINE_CHANGED, length=len(self.timeline))
+
+    def _stopped(self) -> None:
+        self.status = STOPPED
+        self._gen = self._interp = None
+        self._stop_requested.clear()
+        grad_state.enabled = True
+        self._emit(ev.FINISHED, namespace=self._pause.globals if self._pause else {},
+                   diff=None, point=None, stopped=True, travelled=False)

@@ -1,0 +1,197 @@
+"""The timeline: every pause of a session as a ``TimelinePoint``, with snapshots to display it.
+
+Snapshots are kept within a memory budget: a full one (keyframe) every ``keyframe_every`` points
+and, in between, only the entries that changed. Records shared between snapshots (a tensor that did
+not change) are stored once. When the budget is exceeded the oldest segments lose their snapshots;
+those points can still be reached exactly by re-executing the script from the start with the same
+seed (the session does that in ``go_to``), since the interpreter cannot be copied mid-run.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .state import Snapshot, TensorRecord
+
+# Markers on a point: what happened since the previous point.
+BACKWARD = "backward"
+ZERO_GRAD = "zero_grad"
+STEP = "step"
+WARNING = "warning"
+ERROR = "error"
+
+_REMOVED = object()
+# Rough cost of one dict entry holding a shared record (key tuple, slot, bookkeeping).
+_ENTRY_BYTES = 120
+
+
+@dataclass(frozen=True)
+class TimelinePoint:
+    """One pause of the session.
+
+    Attributes
+    ----------
+    index : int
+        Position on the timeline (0 = the first pause).
+    kind : str
+        ``"statement"``, ``"backward_step"``, ``"error"`` or ``"finished"``.
+    line : int or None
+        The statement's line.
+    iteration : int or None
+        Iteration of the outermost loop around the position.
+    backward_step : tuple of (int, int) or None
+        ``(k, n)``: the k-th node (1-based) of a backward pass of n nodes.
+    markers : frozenset of str
+        What happened since the previous point: ``backward``, ``zero_grad``, ``step``,
+        ``warning``, ``error``.
+    raw_index : int
+        How many interpreter pauses preceded this one: re-executing the script that far reaches
+        this point exactly.
+    depth : int
+        Call depth (0 = module level).
+    reason : str or None
+        Why the session paused here (a breakpoint, a data breakpoint, a step command).
+    """
+
+    index: int
+    kind: str
+    line: int | None
+    iteration: int | None = None
+    backward_step: tuple | None = None
+    markers: frozenset = field(default_factory=frozenset)
+    raw_index: int = 0
+    depth: int = 0
+    reason: str | None = None
+
+
+def _value_bytes(value) -> int:
+    if isinstance(value, TensorRecord):
+        return value.nbytes + 200
+    if isinstance(value, np.ndarray):
+        return value.nbytes + 112
+    return sys.getsizeof(value)
+
+
+class Timeline(Sequence):
+    """The points of a session and their snapshots, within ``budget_bytes``.
+
+    Parameters
+    ----------
+    budget_bytes : int
+        Upper bound (an overestimate: shared records are counted in every segment that uses them)
+        of the memory the stored snapshots may take.
+    keyframe_every : int
+        A full snapshot every this many points; only changes are stored in between.
+    """
+
+    def __init__(self, budget_bytes: int = 64 * 2**20, keyframe_every: int = 64) -> None:
+        self.budget_bytes = budget_bytes
+        self.keyframe_every = keyframe_every
+        self._points: list[TimelinePoint] = []
+        self._stored: list = []  # per point: flat dict (keyframe), delta dict, or None (evicted)
+        self._consoles: list[int] = []
+        self._segment_bytes: dict[int, int] = {}  # keyframe index -> bytes of its segment
+        self._last_flat: dict | None = None
+        self.evicted_segments = 0
+
+    # -- Sequence --------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self._points)
+
+    def __getitem__(self, i):
+        return self._points[i]
+
+    # -- recording -------------------------------------------------------------------------------
+    def append(self, point: TimelinePoint, snapshot: Snapshot) -> None:
+        """Add the next point with the snapshot shown there."""
+        if point.index != len(self._points):
+            raise ValueError(f"point {point.index} appended at position {len(self._points)}")
+        flat = snapshot.flat()
+        keyframe = point.index % self.keyframe_every == 0 or self._last_flat is None
+        if keyframe:
+            stored = ("key", flat)
+            cost = sum(_value_bytes(v) for v in flat.values()) + _ENTRY_BYTES * len(flat)
+        else:
+            prev = self._last_flat
+            delta = {k: v for k, v in flat.items() if prev.get(k, _REMOVED) is not v}
+            delta.update((k, _REMOVED) for k in prev if k not in flat)
+            stored = ("delta", delta)
+            cost = sum(_value_bytes(v) for v in delta.values() if v is not _REMOVED)
+            cost += _ENTRY_BYTES * (len(delta) + 1)
+        self._points.append(point)
+        self._stored.append(stored)
+        self._consoles.append(snapshot.console_lines)
+        seg = self._segment_of(point.index)
+        self._segment_bytes[seg] = self._segment_bytes.get(seg, 0) + cost
+        self._last_flat = flat
+        self._enforce_budget()
+
+    def replace_last(self, point: TimelinePoint) -> None:
+        """Update the last point's metadata (its reason or markers), keeping its snapshot."""
+        self._points[-1] = point
+
+    def truncate(self, length: int) -> None:
+        """Forget the points from ``length`` on (the user continued from an earlier point)."""
+        if length >= len(self._points):
+            return
+        del self._points[length:]
+        del self._stored[length:]
+        del self._consoles[length:]
+        for seg in [s for s in self._segment_bytes if s >= length]:
+            del self._segment_bytes[seg]
+        self._last_flat = None
+        if length:
+            snap = self.snapshot(length - 1)
+            self._last_flat = snap.flat() if snap is not None else None
+            if self._last_flat is None:  # the last kept point was evicted: restart a keyframe
+                self._last_flat = None
+
+    def clear(self) -> None:
+        self.truncate(0)
+
+    # -- reading ---------------------------------------------------------------------------------
+    def snapshot(self, index: int) -> Snapshot | None:
+        """The snapshot at point ``index``, or None when its segment was evicted."""
+        if not 0 <= index < len(self._points):
+            raise IndexError(f"no point {index} on a timeline of {len(self._points)}")
+        start = index
+        while self._stored[start] is not None and self._stored[start][0] != "key":
+            start -= 1
+        if self._stored[start] is None:
+            return None
+        flat = dict(self._stored[start][1])
+        for i in range(start + 1, index + 1):
+            stored = self._stored[i]
+            if stored is None:
+                return None
+            for k, v in stored[1].items():
+                if v is _REMOVED:
+                    flat.pop(k, None)
+                else:
+                    flat[k] = v
+        return Snapshot.from_flat(flat, self._consoles[index])
+
+    @property
+    def stored_bytes(self) -> int:
+        """Accounted bytes of the stored snapshots (an upper bound of what they really hold)."""
+        return sum(self._segment_bytes.values())
+
+    # -- budget ----------------------------------------------------------------------------------
+    def _segment_of(self, index: int) -> int:
+        while index > 0 and self._stored[index] is not None and self._stored[index][0] != "key":
+            index -= 1
+        return index
+
+    def _enforce_budget(self) -> None:
+        current = self._segment_of(len(self._points) - 1)
+        while self.stored_bytes > self.budget_bytes and len(self._segment_bytes) > 1:
+            oldest = min(s for s in self._segment_bytes if s != current)
+            end = min([s for s in self._segment_bytes if s > oldest], default=len(self._points))
+            for i in range(oldest, end):
+                self._stored[i] = None
+            del self._segment_bytes[oldest]
+            self.evicted_segments += 1

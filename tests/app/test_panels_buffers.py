@@ -1,0 +1,196 @@
+"""GradientBufferPanel, OptimizerPanel and TimelinePanel driven by a scripted run of the real
+engine (see test_panels_support.py): accumulation, zero_grad, an SGD-momentum step, time travel.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+
+from app.panels import GradientBufferPanel, OptimizerPanel, TimelinePanel  # noqa: E402
+from test_panels_support import FakeController  # noqa: E402
+
+SHOTS = Path(__file__).resolve().parents[2] / "screenshots" / "panels"
+
+ACCUMULATION = """\
+import engine as torch
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+b = torch.tensor([[0.5, -1.0], [2.0, 0.0]], requires_grad=True)
+opt = torch.optim.SGD([w, b], lr=0.1, momentum=0.9)
+loss = (w * w).sum() + (b * b * 2).sum()
+loss.backward()
+loss = (w * w).sum() + (b * b * 2).sum()
+loss.backward()
+opt.step()
+opt.zero_grad()
+loss = (w * 3).sum() + b.sum()
+loss.backward()
+opt.step()
+opt.zero_grad(set_to_none=False)
+"""
+# statement index -> what has run once the controller stepped over it
+AFTER_FIRST_BACKWARD, AFTER_SECOND_BACKWARD, AFTER_STEP, AFTER_ZERO_GRAD = 6, 8, 9, 10
+AFTER_SECOND_STEP, AFTER_ZEROS = 13, 14
+
+
+def shoot(widget, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    widget.resize(760, 560)
+    assert widget.grab().save(str(SHOTS / f"{name}.png"))
+
+
+def run_to(controller, statements_done: int) -> None:
+    controller.step_over(statements_done - controller.session.next_statement)
+
+
+@pytest.fixture
+def controller():
+    c = FakeController(ACCUMULATION)
+    c.start()
+    yield c
+    hub = getattr(c, "_gradstep_panels_hub", None)
+    if hub is not None:
+        hub.recorder.detach()
+
+
+def make(qtbot, cls, controller):
+    panel = cls(controller)
+    qtbot.addWidget(panel, before_close_func=lambda w: w.shutdown())
+    panel.show()
+    return panel
+
+
+def child_texts(item) -> list[str]:
+    return [item.child(i).text(0) for i in range(item.childCount())]
+
+
+def test_accumulation_shows_one_contribution_per_backward_call(qtbot, controller):
+    panel = make(qtbot, GradientBufferPanel, controller)
+    with qtbot.waitSignal(controller.state_changed):
+        run_to(controller, AFTER_FIRST_BACKWARD)
+    assert len(panel.row("w").contributions) == 1
+    run_to(controller, AFTER_SECOND_BACKWARD)
+
+    row = panel.row("w")
+    assert [c.label for c in row.contributions] == ["backward #1", "backward #2"]
+    np.testing.assert_array_equal(row.grad, [4.0, 8.0, 12.0])
+    item = panel.item("w")
+    assert child_texts(item)[:2] == ["+ backward #1", "+ backward #2"]
+    assert item.child(0).text(2) == "[2, 4, 6]" and item.child(1).text(2) == "[2, 4, 6]"
+    assert item.text(2) == "[4, 8, 12]"
+    assert "sum of 2 backward() calls" in child_texts(item)[-1]
+    assert item.text(4).startswith("Δ [2, 4, 6]")  # the change since the last pause
+    assert item.background(0).color().name() == "#fff1b8"  # highlighted
+    # matrices as heatmaps on one symmetric scale: |b.grad| peaks at 4 * 2 * 2 = 16
+    assert panel.heatmaps.level == pytest.approx(16.0)
+    assert set(panel.heatmaps.images) == {"w", "b"}
+    assert panel.heatmaps.images["b"].getLevels() == pytest.approx((-16.0, 16.0))
+    shoot(panel, "buffers_accumulated")
+
+
+def test_zero_grad_turns_the_contributions_into_none_then_zeros(qtbot, controller):
+    panel = make(qtbot, GradientBufferPanel, controller)
+    run_to(controller, AFTER_STEP)
+    assert not panel.note.isVisibleTo(panel)
+    run_to(controller, AFTER_ZERO_GRAD)
+    row = panel.row("w")
+    assert row.state == "none" and row.contributions == () and row.grad is None
+    item = panel.item("w")
+    assert item.text(2) == "None" and item.font(2).italic()
+    assert item.childCount() == 0
+    assert panel.note.isVisibleTo(panel) and "optimizers skip" in panel.note.text()
+    assert item.text(4) == "→ None"
+    shoot(panel, "buffers_zero_grad_none")
+
+    run_to(controller, AFTER_ZEROS)
+    row = panel.row("w")
+    assert row.state == "zeros" and row.note == "zeros after zero_grad(set_to_none=False)"
+    assert panel.item("w").text(2).startswith("zeros")
+    assert panel.item("w").foreground(2).color().name() == "#0969da"
+    shoot(panel, "buffers_zero_grad_zeros")
+
+
+def test_clicking_a_row_selects_the_tensor(qtbot, controller):
+    panel = make(qtbot, GradientBufferPanel, controller)
+    run_to(controller, AFTER_FIRST_BACKWARD)
+    with qtbot.waitSignal(panel.tensor_selected) as blocker:
+        panel.tree.itemClicked.emit(panel.item("b"), 0)
+    assert blocker.args == ["b"] and controller.selected == ["b"]
+    assert "w" in panel.csv_text().splitlines()[1]
+
+
+def test_sgd_momentum_step_shows_the_filled_in_update_and_the_buffer(qtbot, controller):
+    panel = make(qtbot, OptimizerPanel, controller)
+    run_to(controller, AFTER_SECOND_BACKWARD)
+    assert panel.rule_text() == ""
+    run_to(controller, AFTER_STEP)
+    w = controller.session.namespace["w"]
+    opt = controller.session.namespace["opt"]
+
+    param = panel.param("w")
+    assert param.at_step and param.rule.matches
+    np.testing.assert_array_equal(param.rule.before, [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(param.rule.after, w._data)
+    np.testing.assert_allclose(param.rule.after, [0.6, 1.2, 1.8], rtol=1e-6)  # w - 0.1 * 4w
+    buf = dict(param.state)["momentum_buffer"]
+    np.testing.assert_allclose(buf, opt.state[w]["momentum_buffer"]._data)
+    text = panel.rule_text()
+    assert "buf = grad   (first step: the buffer starts as the gradient)" in text
+    assert "w_new = w - lr * buf" in text
+    assert "w_new = w - Δ = [1, 2, 3] - [0.4, 0.8, 1.2] = [0.6, 1.2, 1.8]" in text
+    assert "grad (unchanged by step()): [4, 8, 12]" in text
+    assert "✓ reproduces the optimizer's update" in text
+    shoot(panel, "optimizer_sgd_momentum_step")
+
+    run_to(controller, AFTER_SECOND_STEP)  # the second step uses the buffer from the first
+    text = panel.rule_text()
+    assert "buf = momentum * buf_prev + (1 - dampening) * grad" in text
+    assert "buf_prev = [4, 8, 12]" in text
+    assert panel.param("w").rule.matches
+    shoot(panel, "optimizer_sgd_second_step")
+
+
+def test_timeline_goes_back_three_steps_and_the_panels_show_older_values(qtbot, controller):
+    buffers = make(qtbot, GradientBufferPanel, controller)
+    optimizer = make(qtbot, OptimizerPanel, controller)
+    timeline = make(qtbot, TimelinePanel, controller)
+    run_to(controller, AFTER_ZERO_GRAD)
+    assert buffers.row("w").state == "none"
+    assert timeline.slider.maximum() == AFTER_ZERO_GRAD and timeline.current == AFTER_ZERO_GRAD
+
+    with qtbot.waitSignal(controller.state_changed):
+        timeline.go_to(timeline.current - 3)  # back between the two backward() calls
+    assert controller.travels == [AFTER_ZERO_GRAD - 3]
+    row = buffers.row("w")
+    assert row.state == "values" and [c.label for c in row.contributions] == ["backward #1"]
+    np.testing.assert_array_equal(row.grad, [2.0, 4.0, 6.0])
+    assert row.changed and buffers.item("w").text(4) == "Δ [2, 4, 6]"  # None where we were
+    assert optimizer.param("w").rule is None  # no step yet at that point
+    assert dict(optimizer.param("w").state) == {}
+    assert timeline.current == AFTER_ZERO_GRAD - 3 and timeline.slider.value() == 7
+    shoot(buffers, "buffers_after_time_travel")
+
+    rows = {(r.what, r.name): r for r in timeline.compare(AFTER_SECOND_BACKWARD, AFTER_STEP)}
+    np.testing.assert_allclose(rows["parameter", "w"].delta, [-0.4, -0.8, -1.2], rtol=1e-6)
+    assert rows["grad", "w"].summary == "unchanged"
+    assert rows["optimizer state", "opt: w.momentum_buffer"].delta is None
+    assert timeline.table.rowCount() == 4  # Δw, Δb, and the two new momentum buffers
+    assert "Δ w" in timeline.heatmaps.images
+    assert "parameter,w," in timeline.csv_text()
+    timeline.resize(760, 560)
+    shoot(timeline, "timeline_compare")
+
+
+@pytest.mark.skipif(os.environ.get("QT_QPA_PLATFORM") != "offscreen",
+                    reason="drags the slider; only headless")
+def test_dragging_the_scrubber_travels(qtbot, controller):
+    timeline = make(qtbot, TimelinePanel, controller)
+    run_to(controller, AFTER_STEP)
+    timeline.slider.setValue(2)
+    qtbot.waitUntil(lambda: controller.travels == [2])
+    assert timeline.current == 2

@@ -1,0 +1,311 @@
+"""The debugger window, driven through its actions and keys (offscreen, no sleeps)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent, QKeySequence
+from window_support import click_node, position, status, trigger, wait_idle
+
+from app import controller as ctl
+from app.actions import ACTIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "resources" / "examples"
+
+SGD_SCRIPT = """import torch
+
+w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+opt = torch.optim.SGD([w], lr=0.1)
+loss = (w * w).sum()
+loss.backward()
+opt.step()
+opt.zero_grad()
+print(w.grad)
+"""
+
+RUNAWAY_SCRIPT = """i = 0
+while True:
+    i = i + 1
+"""
+
+
+# ------------------------------------------------------------------------------------- actions
+@pytest.mark.parametrize("action_id, keys", [
+    ("debug.continue", "F5"), ("debug.step_over", "F10"), ("debug.step_into", "F11"),
+    ("debug.step_out", "Shift+F11"), ("debug.stop", "Shift+F5"),
+    ("debug.restart", "Ctrl+Shift+F5"), ("debug.toggle_breakpoint", "F9"),
+    ("file.new", "Ctrl+N"), ("file.open", "Ctrl+O"), ("file.save", "Ctrl+S"),
+    ("file.save_as", "Ctrl+Shift+S"),
+])
+def test_actions_have_their_debugger_shortcuts(window, action_id, keys):
+    action = window.actions_by_id[action_id]
+    assert action.shortcut() == QKeySequence(keys)
+    assert keys.replace("Shift", "") in action.toolTip().replace("Shift", "") or \
+        QKeySequence(keys).toString(QKeySequence.NativeText) in action.toolTip()
+
+
+def test_every_table_row_is_in_a_menu_and_debug_rows_on_the_toolbar(window):
+    in_menus = {a.objectName() for menu in window.menus.values() for a in menu.actions()}
+    on_toolbar = {a.objectName() for a in window.toolbar.actions()}
+    for spec in ACTIONS:
+        assert spec.id in in_menus, spec.id
+        if spec.toolbar:
+            assert spec.id in on_toolbar, spec.id
+        if spec.icon:
+            assert not window.actions_by_id[spec.id].icon().isNull(), spec.icon
+
+
+# ------------------------------------------------------------------------------ the seed demo
+def test_opens_on_the_seed_demo_paused_before_backward(window):
+    assert "t2.retain_grad()" in window.editor.toPlainText()
+    assert status(window) == ctl.PAUSED
+    line = position(window).line
+    assert window.editor.toPlainText().splitlines()[line - 1].strip() == "z.backward()"
+    assert window.editor.current_line == line
+    graph = window.graph_view.graph
+    assert {"t:t1", "t:t2", "t:z"} <= set(graph.nodes)
+    labels = {a.get("label") for _, a in graph.nodes(data=True)}
+    assert {"MulBackward0", "AddBackward0", "SumBackward0", "AccumulateGrad"} <= labels
+    assert "line" in window.status.position.text()
+
+
+def test_step_into_backward_until_done_then_read_the_grads(qtbot, window):
+    # Before backward: t1.grad reads None, and the inspector says why t2 is not a leaf.
+    click_node(qtbot, window, "t:t1")
+    assert window.inspector.facts["grad"].startswith("None")
+    click_node(qtbot, window, "t:t2")
+    assert window.inspector.facts["is_leaf"].startswith("False")
+
+    # F11 with the keyboard, then the action, node by node through backward().
+    window.activateWindow()
+    window.graph_view.canvas.setFocus()
+    qtbot.keyClick(window.graph_view.canvas, Qt.Key.Key_F11)
+    wait_idle(qtbot, window)
+    assert position(window).backward_step == (1, position(window).backward_step[1])
+    assert window.graph_view.executing is not None
+    assert "backward step 1 of" in window.status.position.text()
+    steps = 1
+    while position(window) is not None and position(window).backward_step:
+        trigger(qtbot, window, "debug.step_into")
+        steps += 1
+        assert steps < 20
+    carried = [e for e in window.graph_view.edges.values() if e.carried]
+    assert carried, "edges that carried gradient are marked"
+
+    click_node(qtbot, window, "t:t1")
+    assert window.inspector.facts["grad"].startswith("[2., 4., 6.]")
+    click_node(qtbot, window, "t:t2")
+    facts = window.inspector.facts
+    assert facts["grad"].startswith("[1., 1., 1.]")
+    assert "retain_grad()" in facts["grad"]
+    assert "not a leaf" in facts["is_leaf"] and "AddBackward0" in facts["is_leaf"]
+    assert "retain_grad() was called" in facts["is_leaf"]
+
+
+def test_a_function_node_shows_what_its_vjp_did(qtbot, window):
+    trigger(qtbot, window, "debug.step_over")  # run backward() whole
+    mul = next(n for n, a in window.graph_view.graph.nodes(data=True)
+               if a.get("label") == "MulBackward0")
+    click_node(qtbot, window, mul)
+    facts = window.inspector.facts
+    assert "multiplies the grad by the other factor" in facts["local derivative"]
+    assert "[1., 1., 1.]" in facts["incoming grad"]
+    assert "2 uses" in facts["outgoing grads"] and "[2., 4., 6.]" in facts["outgoing grads"]
+
+
+def test_after_zero_grad_the_grads_read_none(qtbot, make_window, tmp_path):
+    script = tmp_path / "sgd.py"
+    script.write_text(SGD_SCRIPT)
+    window = make_window(open_demo=False)
+    assert window.open_path(str(script))
+    trigger(qtbot, window, "debug.continue")
+    assert status(window) == ctl.FINISHED
+    click_node(qtbot, window, "t:w")
+    assert window.inspector.facts["grad"].startswith("None")
+    assert "None" in window.console.text()
+    # The parameter did move: w - 0.1 * 2w.
+    assert window.inspector.facts["value"].startswith("[0.8, 1.6, 2.4]")
+
+
+# ------------------------------------------------------------------------------------ errors
+def test_a_broken_file_shows_its_error_and_the_session_stays(qtbot, window, tmp_path):
+    broken = tmp_path / "broken.gstep"
+    broken.write_text('{"format": "gradstep", "version": 1, "script": ')
+    session = window.controller.session
+    text = window.editor.toPlainText()
+    assert not window.open_path(str(broken))
+    assert window.controller.session is session
+    assert window.editor.toPlainText() == text
+    assert "Could not open broken.gstep" in window.console.text()
+    assert window.note_banner.isVisible()
+    assert status(window) == ctl.PAUSED
+
+
+def test_a_script_error_is_underlined_at_its_line_with_the_explanation(qtbot, make_window,
+                                                                      tmp_path):
+    script = tmp_path / "nonscalar.py"
+    script.write_text("import torch\n\nx = torch.ones(3, requires_grad=True)\ny = x * 2\n"
+                      "y.backward()\n")
+    window = make_window(open_demo=False)
+    assert window.open_path(str(script))
+    trigger(qtbot, window, "debug.continue")
+    assert status(window) == ctl.FAILED
+    assert [e.line for e in window.editor.errors] == [5]
+    tip = window.editor.errors[0].message
+    assert "grad can be implicitly created only for scalar outputs" in tip
+    assert window.editor.error_at(5, 2) is not None
+    assert any(e.kind == "explanation" for e in window.console.entries)
+
+
+def test_stop_ends_a_runaway_loop(qtbot, make_window, tmp_path):
+    script = tmp_path / "forever.py"
+    script.write_text(RUNAWAY_SCRIPT)
+    window = make_window(open_demo=False)
+    assert window.open_path(str(script))
+    window.actions_by_id["debug.continue"].trigger()
+    qtbot.waitUntil(lambda: window.status.state.text().startswith("Running"), timeout=10000)
+    assert window.actions_by_id["debug.stop"].isEnabled()
+    assert not window.actions_by_id["debug.step_over"].isEnabled()
+    window.actions_by_id["debug.stop"].trigger()
+    wait_idle(qtbot, window, timeout=10000)
+    assert status(window) == ctl.FINISHED
+    assert window.status.state.text() == "Stopped"
+    assert window.controller.session.status == "stopped"
+
+
+# ------------------------------------------------------------------------------------ editor
+def test_gutter_click_toggles_a_breakpoint_in_the_session(qtbot, window):
+    editor = window.editor
+    gutter = editor._gutter
+    block = editor.document().findBlockByNumber(4)  # line 5
+    y = editor.blockBoundingGeometry(block).translated(editor.contentOffset()).center().y()
+    qtbot.mouseClick(gutter, Qt.MouseButton.LeftButton, pos=QPointF(8, y).toPoint())
+    assert 5 in editor.breakpoints
+    assert 5 in window.controller.session.breakpoints
+    qtbot.mouseClick(gutter, Qt.MouseButton.LeftButton, pos=QPointF(8, y).toPoint())
+    assert 5 not in window.controller.session.breakpoints
+
+
+def test_editing_marks_the_title_dirty_and_undo_restores(qtbot, window):
+    assert not window.isWindowModified()
+    window.editor.setFocus()
+    qtbot.keyClicks(window.editor, "# hi")
+    assert window.isWindowModified()
+    assert "[*]" in window.windowTitle()
+    for _ in range(4):
+        window.actions_by_id["edit.undo"].trigger()
+    assert not window.editor.document().isModified()
+
+
+def test_highlighting_comes_from_pygments_tokens(window):
+    highlighter = window.editor.ensure_highlighter()
+    highlighter._lex_document()
+    line = window.editor.toPlainText().splitlines().index("import numpy as np")
+    spans = highlighter._lines[line]
+    assert spans and spans[0][0] == 0 and spans[0][1] == len("import")
+
+
+def test_edited_text_runs_after_a_restart(qtbot, window):
+    window.editor.setPlainText("import torch\na = torch.ones(2, requires_grad=True)\n"
+                               "b = (a * 3).sum()\nb.backward()\n")
+    trigger(qtbot, window, "debug.continue")
+    assert status(window) == ctl.FINISHED
+    click_node(qtbot, window, "t:a")
+    assert window.inspector.facts["grad"].startswith("[3., 3.]")
+
+
+# -------------------------------------------------------------------------------------- files
+def test_save_and_reopen_keeps_script_and_breakpoints(qtbot, window, tmp_path):
+    path = tmp_path / "saved.gstep"
+    assert window.save_to(str(path))
+    assert not window.isWindowModified()
+    assert window.windowTitle().startswith("saved.gstep")
+    lines = set(window.editor.breakpoints)
+    assert window.open_path(str(path))
+    wait_idle(qtbot, window)
+    assert window.editor.breakpoints == lines
+    assert window.settings.recent_files()[0] == str(path.resolve())
+
+
+def test_dropping_a_script_opens_it(qtbot, window, tmp_path):
+    script = tmp_path / "dropped.py"
+    script.write_text("import torch\nx = torch.ones(2)\n")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(script))])
+    event = QDropEvent(QPointF(50, 50), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    assert window.editor.toPlainText() == script.read_text()
+    assert window.windowTitle().startswith("dropped.py")
+
+
+def test_every_example_opens_from_the_gallery(qtbot, window):
+    from app.examples import example_entries
+
+    entries = example_entries()
+    assert len(entries) >= 5
+    for path, _title, _description in entries:
+        assert window.open_example(str(path))
+        wait_idle(qtbot, window)
+
+
+def test_the_editor_text_is_autosaved_for_recovery(qtbot, window):
+    from engine.files import recovery
+
+    window.editor.appendPlainText("# my unsaved thought")
+    window.autosave()
+    found = recovery.list_recovered(include_running=True)
+    assert any("my unsaved thought" in recovery.recover(e).script for e in found)
+
+
+def test_layout_and_theme_are_remembered(qtbot, make_window, settings):
+    first = make_window(open_demo=False)
+    first.actions_by_id["view.dark_theme"].setChecked(True)
+    first.docks["console"].hide()
+    first.ask_before_discarding = False
+    first.close()
+    second = make_window(open_demo=False)
+    assert second.actions_by_id["view.dark_theme"].isChecked()
+    assert not second.docks["console"].isVisible()
+    second.actions_by_id["view.dark_theme"].setChecked(False)
+
+
+# --------------------------------------------------------------------------------- graph view
+def test_search_finds_and_selects_a_tensor(qtbot, window):
+    window.actions_by_id["edit.find_node"].trigger()
+    qtbot.keyClicks(window.graph_view.search, "t2")
+    qtbot.keyClick(window.graph_view.search, Qt.Key.Key_Return)
+    assert window.graph_view.selected_id() == "t:t2"
+    assert window.inspector.node_id == "t:t2"
+
+
+def test_fit_and_zoom_change_the_view(qtbot, window):
+    canvas = window.graph_view.canvas
+    before = canvas.zoom()
+    window.actions_by_id["view.zoom_in"].trigger()
+    assert canvas.zoom() > before
+    window.actions_by_id["view.fit"].trigger()
+    visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+    for item in window.graph_view.nodes.values():
+        assert visible.contains(item.sceneBoundingRect())
+
+
+# ------------------------------------------------------------------------------ command line
+def test_the_cli_path_never_imports_qt(tmp_path):
+    example = sorted(EXAMPLES.glob("*.gstep"))[0]
+    code = (
+        "import sys\n"
+        "from app.__main__ import main\n"
+        f"rc = main(['run', {str(example)!r}])\n"
+        "assert not any(m.startswith('PySide6') for m in sys.modules), 'Qt was imported'\n"
+        "sys.exit(rc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "Qt was imported" not in done.stderr

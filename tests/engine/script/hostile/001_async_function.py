@@ -1,0 +1,3 @@
+# expect: forbidden
+async def g():
+    pass

@@ -1,0 +1,2 @@
+# expect: forbidden
+s = [].append.__self__

@@ -1,0 +1,2 @@
+# expect: limit
+x = list(iter(int, 1))

@@ -1,0 +1,2 @@
+# expect: limit
+x = 5 in iter(int, 1)

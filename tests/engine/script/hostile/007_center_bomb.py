@@ -1,0 +1,2 @@
+# expect: limit
+s = 'a'.center(10**10)

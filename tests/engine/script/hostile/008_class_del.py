@@ -1,0 +1,4 @@
+# expect: forbidden
+class A:
+    def __del__(self):
+        pass

@@ -1,0 +1,3 @@
+# expect: forbidden
+class L(list):
+    pass

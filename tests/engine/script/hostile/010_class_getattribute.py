@@ -1,0 +1,4 @@
+# expect: forbidden
+class A:
+    def __getattribute__(self, n):
+        return 1

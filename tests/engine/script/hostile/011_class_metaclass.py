@@ -1,0 +1,3 @@
+# expect: forbidden
+class A(metaclass=list):
+    pass

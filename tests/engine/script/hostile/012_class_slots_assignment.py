@@ -1,0 +1,3 @@
+# expect: forbidden
+class A:
+    __slots__ = ()

@@ -1,0 +1,2 @@
+# expect: forbidden
+c = compile('1', 'f', 'eval')

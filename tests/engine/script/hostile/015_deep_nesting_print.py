@@ -1,0 +1,5 @@
+# expect: limit
+a = []
+for i in range(100000):
+    a = [a]
+print(a)

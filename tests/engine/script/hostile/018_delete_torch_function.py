@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch
+del torch.tensor

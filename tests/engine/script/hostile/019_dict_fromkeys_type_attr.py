@@ -1,0 +1,2 @@
+# expect: forbidden
+d = dict.fromkeys(range(10**12))

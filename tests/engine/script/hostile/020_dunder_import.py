@@ -1,0 +1,2 @@
+# expect: forbidden
+os = __import__('os')

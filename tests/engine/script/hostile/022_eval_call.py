@@ -1,0 +1,2 @@
+# expect: forbidden
+x = eval('1 + 1')

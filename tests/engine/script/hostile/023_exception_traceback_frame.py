@@ -1,0 +1,5 @@
+# expect: forbidden
+try:
+    1 / 0
+except Exception as e:
+    f = e.__traceback__.tb_frame

@@ -1,0 +1,2 @@
+# expect: forbidden
+s = '{0[0]}'.format(['a'])

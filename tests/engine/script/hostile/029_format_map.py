@@ -1,0 +1,2 @@
+# expect: forbidden
+s = '{a.__class__}'.format_map({'a': 1})

@@ -1,0 +1,2 @@
+# expect: limit
+s = '{:>1000000000}'.format(1)

@@ -1,0 +1,3 @@
+# expect: forbidden
+from os import system
+system('touch pwned')

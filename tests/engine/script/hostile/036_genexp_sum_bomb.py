@@ -1,0 +1,2 @@
+# expect: limit
+x = sum(i for i in range(10**12))

@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch
+c = getattr(torch, '_C')

@@ -1,0 +1,2 @@
+# expect: forbidden
+g = globals()['__builtins__']

@@ -1,0 +1,3 @@
+# expect: forbidden
+import socket
+s = socket.socket()

@@ -1,0 +1,2 @@
+# expect: limit
+x = str(10**5000)

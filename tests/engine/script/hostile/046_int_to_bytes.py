@@ -1,0 +1,2 @@
+# expect: forbidden
+b = (1).to_bytes(10**9, 'big')

@@ -1,0 +1,2 @@
+# expect: forbidden
+f = lambda x=().__class__: x

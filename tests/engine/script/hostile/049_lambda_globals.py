@@ -1,0 +1,2 @@
+# expect: forbidden
+g = (lambda: 0).__globals__

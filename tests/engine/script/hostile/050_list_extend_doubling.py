@@ -1,0 +1,4 @@
+# expect: limit
+a = [0]
+while True:
+    a.extend(a)

@@ -1,0 +1,2 @@
+# expect: limit
+x = [0] * 10**9

@@ -1,0 +1,2 @@
+# expect: limit
+x = [i for i in range(10**12)]

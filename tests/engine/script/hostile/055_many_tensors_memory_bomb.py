@@ -1,0 +1,5 @@
+# expect: limit
+import torch
+xs = []
+while True:
+    xs.append(torch.zeros(10**6))

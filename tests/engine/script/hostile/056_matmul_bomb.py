@@ -1,0 +1,3 @@
+# expect: limit
+import torch
+x = torch.ones(10**4, 1) @ torch.ones(1, 10**4)

@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch
+g = torch.nn.Module.__init__.__globals__

@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch
+torch.float32.name = 'int8'

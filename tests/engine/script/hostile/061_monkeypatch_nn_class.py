@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch.nn as nn
+nn.Linear.forward = lambda self, x: x

@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch
+torch.Tensor.add = None

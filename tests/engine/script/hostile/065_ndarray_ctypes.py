@@ -1,0 +1,3 @@
+# expect: forbidden
+import numpy as np
+p = np.zeros(3).ctypes.data

@@ -1,0 +1,3 @@
+# expect: forbidden
+import numpy as np
+np.ones(2).dump('pwned.pkl')

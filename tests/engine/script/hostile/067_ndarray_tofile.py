@@ -1,0 +1,4 @@
+# expect: forbidden
+import numpy as np
+a = np.zeros(3)
+a.tofile('pwned.bin')

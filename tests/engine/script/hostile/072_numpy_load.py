@@ -1,0 +1,3 @@
+# expect: forbidden
+import numpy as np
+a = np.load('pwned.npy')

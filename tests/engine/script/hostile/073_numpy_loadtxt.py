@@ -1,0 +1,3 @@
+# expect: forbidden
+from numpy import loadtxt
+a = loadtxt('/etc/passwd')

@@ -1,0 +1,3 @@
+# expect: forbidden
+import numpy as np
+np.save('pwned.npy', np.zeros(3))

@@ -1,0 +1,3 @@
+# expect: forbidden
+import numpy as np
+np.float32.tofile(np.float32(1), 'pwned.bin')

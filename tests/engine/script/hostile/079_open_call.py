@@ -1,0 +1,2 @@
+# expect: forbidden
+open('pwned.txt', 'w').write('x')

@@ -1,0 +1,2 @@
+# expect: limit
+x = pow(10, 10**10)

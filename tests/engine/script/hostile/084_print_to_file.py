@@ -1,0 +1,2 @@
+# expect: forbidden
+print('x', file=open('pwned.txt', 'w'))

@@ -1,0 +1,2 @@
+# expect: limit
+x = set(range(10**12))

@@ -1,0 +1,2 @@
+# expect: limit
+x = sum(range(10**12))

@@ -1,0 +1,3 @@
+# expect: limit
+import torch
+x = torch.tensor(range(10**12))

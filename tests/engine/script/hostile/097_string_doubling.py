@@ -1,0 +1,4 @@
+# expect: limit
+s = 'a'
+while True:
+    s = s + s

@@ -1,0 +1,2 @@
+# expect: limit
+s = 'a' * 10**9

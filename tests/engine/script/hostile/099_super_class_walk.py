@@ -1,0 +1,5 @@
+# expect: forbidden
+import torch.nn as nn
+class A(nn.Module):
+    def f(self):
+        return super().__class__

@@ -1,0 +1,5 @@
+# expect: forbidden
+import torch
+x = torch.ones(2, requires_grad=True)
+y = x * 2
+y.grad_fn = None

@@ -1,0 +1,3 @@
+# expect: limit
+import torch
+x = torch.zeros(10**6, 10**6)

@@ -1,0 +1,4 @@
+# expect: forbidden
+import torch
+a = torch.ones(3).numpy()
+a.tofile('pwned.bin')

@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch
+o = torch.creation.builtins.open

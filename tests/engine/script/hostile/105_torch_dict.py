@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch
+d = torch.__dict__

@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch
+x = torch.from_file('/etc/passwd')

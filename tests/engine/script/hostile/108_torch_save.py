@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch
+torch.save(torch.ones(2), 'pwned.pt')

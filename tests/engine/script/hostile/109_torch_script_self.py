@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch
+s = torch.script

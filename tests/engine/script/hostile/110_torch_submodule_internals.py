@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch
+torch.autograd.grad_mode.state.enabled = False

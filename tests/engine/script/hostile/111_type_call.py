@@ -1,0 +1,3 @@
+# expect: forbidden
+import torch
+T = type(torch.ones(1))

@@ -1,0 +1,2 @@
+# expect: forbidden
+K = type('K', (), {})

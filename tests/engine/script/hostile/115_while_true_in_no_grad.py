@@ -1,0 +1,5 @@
+# expect: limit
+import torch
+with torch.no_grad():
+    while True:
+        pass

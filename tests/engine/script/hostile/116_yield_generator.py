@@ -1,0 +1,3 @@
+# expect: forbidden
+def g():
+    yield 1

@@ -1,0 +1,172 @@
+"""The headless CLI: what it prints and the exit codes a shell user expects."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SEED_DEMO = """\
+import torch as T
+t1 = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+t2 = t1 * t1 + 1
+t2.retain_grad()
+z = t2.sum()
+z.backward()
+"""
+
+TRAINING = """\
+import torch
+w = torch.tensor([1.0, -2.0], requires_grad=True)
+opt = torch.optim.Adam([w], lr=0.1)
+for i in range(30):
+    opt.zero_grad()
+    loss = (w * w).sum()
+    loss.backward()
+    opt.step()
+"""
+
+NAN_FROM_LOG = """\
+import torch
+p = torch.tensor([0.5, 0.0], requires_grad=True)
+logp = torch.log(p)
+loss = -(logp * torch.tensor([1.0, 0.0])).sum()
+loss.backward()
+"""
+
+NON_SCALAR = """\
+import torch
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+y = x * 2
+y.backward()
+"""
+
+
+@pytest.fixture
+def script(tmp_path):
+    def write(text, name="script.py"):
+        path = tmp_path / name
+        path.write_text(text)
+        return str(path)
+
+    return write
+
+
+def test_run_prints_tensors_with_values_grads_and_flags(script, capsys):
+    path = script(SEED_DEMO)
+    assert main(["run", path]) == 0
+    out = capsys.readouterr().out
+    assert f"{path}: finished" in out
+    assert "backward calls: 1" in out
+    assert "t1: torch.float32 [3]  leaf requires_grad" in out
+    assert "grad  [2., 4., 6.]" in out
+    assert "grad_fn=AddBackward0" in out and "retains_grad" in out
+
+
+def test_run_json_has_optimizer_state_and_loss_per_iteration(script, capsys):
+    path = script(TRAINING)
+    assert main(["run", path, "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["status"] == "finished"
+    assert rep["counters"]["step"] == 30
+    assert set(rep["optimizers"]["opt"]["w"]) == {"step", "exp_avg", "exp_avg_sq"}
+    losses = [item["loss"] for item in rep["losses"]]
+    assert [item["iteration"] for item in rep["losses"]] == list(range(30))
+    assert losses[0] == pytest.approx(5.0) and losses[-1] < losses[0]
+
+
+def test_run_a_number_of_iterations(script, capsys):
+    path = script(TRAINING)
+    assert main(["run", path, "--iterations", "5", "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["status"] == "paused"
+    assert rep["counters"]["step"] == 5
+    assert rep["stopped_at"]["iteration"] == 5
+
+
+def test_break_on_nan_reports_where(script, capsys):
+    path = script(NAN_FROM_LOG)
+    assert main(["run", path, "--break-on", "nan", "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["stopped_at"]["line"] == 4
+    assert "logp" in rep["stopped_at"]["reason"]
+    logp = next(t for t in rep["tensors"] if t["name"] == "logp")
+    assert logp["value"][1] == "-inf"
+
+
+def test_script_error_exits_1_with_file_line_col_and_explanation(script, capsys):
+    path = script(NON_SCALAR)
+    assert main(["run", path]) == 1
+    err = capsys.readouterr().err
+    first = err.splitlines()[0]
+    assert first.startswith(f"{path}:4:1: runtime: ")
+    assert "grad can be implicitly created only for scalar outputs" in first
+    assert "y has 3 elements" in err
+    assert "fix: y.sum().backward()" in err
+
+
+def test_missing_file_and_usage_errors_exit_2(tmp_path, capsys):
+    assert main(["run", str(tmp_path / "nope.py")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main([]) == 2
+    assert main(["run"]) == 2
+    assert main(["export", str(tmp_path / "x.py")]) == 2  # neither --dot nor --trace
+
+
+def test_malformed_graph_file_exits_2(script, capsys):
+    path = script('{"format": "gradstep", "version": ', name="bad.gstep")
+    assert main(["run", path]) == 2
+    assert "bad.gstep" in capsys.readouterr().err
+
+
+def test_graph_file_runs_with_its_seed(tmp_path, capsys):
+    from engine import files
+
+    gf = files.GraphFile(script="import torch\nw = torch.randn(3)\n",
+                         settings=files.Settings(seed=7))
+    path = tmp_path / "seeded.gstep"
+    files.save(path, gf)
+    assert main(["run", str(path), "--format", "json"]) == 0
+    first = json.loads(capsys.readouterr().out)["tensors"][0]["value"]
+    assert main(["run", str(path), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["tensors"][0]["value"] == first
+
+
+def test_export_trace_writes_the_session_events(script, tmp_path):
+    path = script(SEED_DEMO)
+    out = tmp_path / "trace.json"
+    assert main(["export", path, "--trace", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    kinds = [e["kind"] for e in doc["events"]]
+    assert kinds[0] == "running" and "finished" in kinds
+    finished = next(e for e in doc["events"] if e["kind"] == "finished")
+    grads = {c["name"] for c in finished["diff"]["tensors"] if c["field"] == "grad"}
+    assert {"t1", "t2"} <= grads
+
+
+def test_export_dot(script, tmp_path):
+    import engine.graph as graph
+
+    if not hasattr(graph, "to_dot"):
+        pytest.skip("engine.graph.to_dot is not there yet")
+    path = script(SEED_DEMO)
+    out = tmp_path / "graph.dot"
+    assert main(["export", path, "--dot", str(out)]) == 0
+    text = out.read_text()
+    assert text.lstrip().startswith("digraph") and "MulBackward0" in text
+
+
+def test_python_dash_m_engine_cli(script):
+    path = script(SEED_DEMO)
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "run", path],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "t1" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "run", path + ".missing"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 2
