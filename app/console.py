@@ -75,17 +75,18 @@ class ConsolePanel(QWidget):
     @staticmethod
     def _html(entry: ConsoleEntry) -> str:
         colour = _COLOURS.get(entry.kind)
-        text = html.escape(entry.text.strip("\n")).replace("\n", "<br>").replace(" ", "&nbsp;")
-        label = {"warning": "⚠ ", "error": "✖ ", "explanation": "ⓘ ", "fix": "→ "}.get(
+        text = html.escape(entry.text.strip("\n"))
+        label = {"warning": "⚠ ", "error": "✖ ", "explanation": "» ", "fix": "→ "}.get(
             entry.kind, "")
         body = f"{label}{text}"
         if colour:
             body = f"<span style='color:{colour}'>{body}</span>"
         if entry.line is not None:
             # Where it came from, after the text: a link that moves the editor to the line.
-            body += (f"&nbsp;&nbsp;<a href='line:{entry.line}' style='color:#8c959f;"
+            body += (f"  <a href='line:{entry.line}' style='color:#8c959f;"
                      f"font-size:small'>line&nbsp;{entry.line}</a>")
-        return body
+        # pre-wrap: the script's spacing is kept, long lines still wrap at spaces.
+        return f"<div style='white-space:pre-wrap'>{body}</div>"
 
     def _anchor_clicked(self, url) -> None:
         target = url.toString()

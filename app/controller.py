@@ -130,6 +130,7 @@ class SessionController(QObject):
         self._pending_events: list = []
         self._pending_snapshot = False
         self._busy_jobs = 0
+        self._last_view_state: dict | None = None  # graph and layout the views have
 
         # Both signals are emitted on the worker thread and queued to this (GUI) thread.
         self._job_done.connect(self._on_job_done)
@@ -181,6 +182,7 @@ class SessionController(QObject):
         if self._unsubscribe is not None:
             self._unsubscribe()
         self.source = source
+        self._last_view_state = None
         self._pending_events.clear()
         self._unsubscribe = session.subscribe(self._event_arrived.emit)
         self.snapshot = SessionSnapshot(session=session, status=IDLE, path=path,
@@ -285,7 +287,7 @@ class SessionController(QObject):
         def job_body():
             result = run()
             # The graph is built where the state lives, while nothing else touches it.
-            return result, _build_view_state(session)
+            return result, _build_view_state(session, self._last_view_state)
 
         job = _Job(name, job_body, self._worker.generation)
         self._busy_jobs += 1
@@ -313,6 +315,7 @@ class SessionController(QObject):
         elif result is not None:
             _, view_state = result
             if view_state is not None and view_state["session"] is self.session:
+                self._last_view_state = view_state
                 snap = self.snapshot
                 snap.graph = view_state["graph"]
                 snap.layout = view_state["layout"]
@@ -364,19 +367,25 @@ class SessionController(QObject):
             self.state_changed.emit(self.snapshot)
 
 
-def _build_view_state(session) -> dict | None:
-    """Graph, layout, counters and timeline of ``session`` (on the worker thread)."""
+def _build_view_state(session, previous: dict | None) -> dict | None:
+    """Graph, layout, counters and timeline of ``session`` (on the worker thread).
+
+    Built against the previous graph, so the graph lists what changed (the view redraws only
+    that) and the layout is reused when only values changed (nothing on screen moves).
+    """
     if session is None:
         return None
-    from engine.graph import layout
+    from engine.graph import build_graph, layout
 
-    graph = session.graph()
+    same = previous is not None and previous["session"] is session
+    graph = build_graph(session.visible_names(), session.last_backward_steps,
+                        previous=previous["graph"] if same else None)
     return {
         "session": session,
         "graph": graph,
-        "layout": layout(graph) if graph is not None else None,
+        "layout": layout(graph, previous["layout"] if same else None),
         "counters": getattr(session, "counters", None),
-        "timeline": list(getattr(session, "timeline", ()) or ()),
+        "timeline": getattr(session, "timeline", None),
     }
 
 

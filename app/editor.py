@@ -31,7 +31,7 @@ class _Gutter(QWidget):
         super().__init__(editor)
         self.editor = editor
         self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setToolTip("Click to toggle a breakpoint (F9)")
+        self.setToolTip("Click: toggle a breakpoint (F9). Right-click: make it conditional.")
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         return QSize(self.editor.gutter_width(), 0)
@@ -41,7 +41,11 @@ class _Gutter(QWidget):
 
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
         line = self.editor.line_at_y(event.position().y())
-        if line is not None:
+        if line is None:
+            return
+        if event.button() == Qt.MouseButton.RightButton:
+            self.editor.edit_condition(line, event.globalPosition().toPoint())
+        else:
             self.editor.toggle_breakpoint(line)
 
 
@@ -52,6 +56,7 @@ class CodeEditor(QPlainTextEdit):
     """
 
     breakpoint_toggled = Signal(int, bool)
+    condition_changed = Signal(int, str)  # line, condition ("" for none)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -62,6 +67,7 @@ class CodeEditor(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
         self.breakpoints: set[int] = set()
+        self.conditions: dict[int, str] = {}  # line -> condition of a conditional breakpoint
         self.current_line: int | None = None  # the line the session is paused before
         self.errors: list[EditorError] = []
         self._dark = False
@@ -102,8 +108,9 @@ class CodeEditor(QPlainTextEdit):
         self.document().setModified(False)
         self._refresh_selections()
 
-    def set_breakpoints(self, lines) -> None:
+    def set_breakpoints(self, lines, conditions=None) -> None:
         self.breakpoints = set(int(n) for n in lines)
+        self.conditions = {int(k): v for k, v in (conditions or {}).items() if v}
         self._gutter.update()
 
     def toggle_breakpoint(self, line: int) -> None:
@@ -112,8 +119,30 @@ class CodeEditor(QPlainTextEdit):
             self.breakpoints.add(line)
         else:
             self.breakpoints.discard(line)
+            self.conditions.pop(line, None)
         self._gutter.update()
         self.breakpoint_toggled.emit(line, on)
+
+    def set_condition(self, line: int, condition: str) -> None:
+        """Make ``line``'s breakpoint conditional ("" makes it plain again)."""
+        condition = condition.strip()
+        self.breakpoints.add(line)
+        if condition:
+            self.conditions[line] = condition
+        else:
+            self.conditions.pop(line, None)
+        self._gutter.update()
+        self.condition_changed.emit(line, condition)
+
+    def edit_condition(self, line: int, where=None) -> None:
+        from PySide6.QtWidgets import QInputDialog
+
+        text, ok = QInputDialog.getText(
+            self, "Conditional breakpoint",
+            f"Pause at line {line} only when this holds (e.g. loss.item() > 1 or epoch == 3):",
+            text=self.conditions.get(line, ""))
+        if ok:
+            self.set_condition(line, text)
 
     def cursor_line(self) -> int:
         return self.textCursor().blockNumber() + 1
@@ -203,8 +232,12 @@ class CodeEditor(QPlainTextEdit):
                 cy = top + height / 2
                 if line in self.breakpoints:
                     painter.setPen(Qt.PenStyle.NoPen)
+                    conditional = line in self.conditions
                     painter.setBrush(QColor("#e51400"))
                     painter.drawEllipse(QRect(4, int(cy - 5), 10, 10))
+                    if conditional:  # VS Code's mark: a bar across the dot
+                        painter.setBrush(QColor("#ffffff"))
+                        painter.drawRect(QRect(6, int(cy - 1), 6, 3))
                 if line == self.current_line:
                     # The debugger's arrow: "about to run this line".
                     painter.setPen(QColor("#8a6d00") if not self._dark else QColor("#000000"))

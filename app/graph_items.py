@@ -19,8 +19,8 @@ TENSOR_SIZE = (168.0, 58.0)
 FUNCTION_SIZE = (150.0, 30.0)
 ACCUMULATE_SIZE = (150.0, 26.0)
 GROUP_SIZE = (180.0, 40.0)
-LOD_TEXT = 0.45  # below this zoom, text would be unreadable: draw shapes only
-LOD_DETAIL = 0.8  # below this zoom, only the node's title is drawn
+LOD_TEXT = 0.35  # below this zoom, text would be unreadable: draw shapes only
+LOD_DETAIL = 0.6  # below this zoom, only the node's title is drawn
 SMALL_TENSOR = 6  # tensors with at most this many elements show their values
 
 
@@ -153,8 +153,9 @@ class NodeItem(QGraphicsItem):
                 rows.append(("detail", "requires_grad=False"))
             return rows
         if kind == "group":
+            size = len(attrs.get("members") or ())
             return [("title", f"▸ {attrs.get('label', 'group')}"),
-                    ("detail", f"{attrs.get('size', '?')} nodes, folded")]
+                    ("detail", f"{size} nodes folded · double-click to open")]
         return [("title", attrs.get("label", "?"))]
 
     @staticmethod
@@ -269,6 +270,8 @@ class EdgeItem(QGraphicsItem):
         self.target_id = target.node_id
         self.colours = colours
         self.setZValue(-1)
+        # option.exposedRect is then the part to repaint, which paint() uses to skip segments.
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self.line = None
         self.set_attrs(attrs)
         self.set_geometry(source, target, bends)
@@ -314,12 +317,18 @@ class EdgeItem(QGraphicsItem):
             bounds = bounds.united(QRectF(mid.x() - 330, mid.y() - 11, 660, 22))
         self._bounds = bounds
 
-    def _polyline(self) -> QPainterPath:
+    def _visible_segments(self, exposed: QRectF) -> list[QLineF]:
+        """The polyline's segments whose boxes meet ``exposed`` (numpy: a long edge through
+        300 layers has 300 segments, and only a few are on screen)."""
         if self.path is None:
-            self.path = QPainterPath(QPointF(*self.points[0]))
-            for x, y in self.points[1:]:
-                self.path.lineTo(x, y)
-        return self.path
+            self.path = np.asarray(self.points, dtype=np.float64)
+        p = self.path
+        x0, y0, x1, y1 = p[:-1, 0], p[:-1, 1], p[1:, 0], p[1:, 1]
+        left, top = exposed.left() - 2, exposed.top() - 2
+        right, bottom = exposed.right() + 2, exposed.bottom() + 2
+        hit = ((np.maximum(x0, x1) >= left) & (np.minimum(x0, x1) <= right)
+               & (np.maximum(y0, y1) >= top) & (np.minimum(y0, y1) <= bottom))
+        return [QLineF(*p[i], *p[i + 1]) for i in np.flatnonzero(hit)]
 
     def set_attrs(self, attrs: dict) -> None:
         self.attrs = attrs
@@ -356,8 +365,11 @@ class EdgeItem(QGraphicsItem):
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             painter.setPen(QPen(colour, 2.2 if self.carried else 1.2))
         if len(self.points) > 2:
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawPath(self._polyline())
+            # Only the segments in the exposed part: a long edge crossing a small repaint
+            # would otherwise be stroked, antialiased, over its whole length.
+            lines = self._visible_segments(option.exposedRect)
+            if lines:
+                painter.drawLines(lines)
         else:
             painter.drawLine(self.line)
         if lod < LOD_TEXT:

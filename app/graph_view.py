@@ -25,6 +25,7 @@ MIN_ZOOM, MAX_ZOOM = 0.0005, 4.0
 # Below this zoom a node is a few pixels wide: the whole graph is drawn as one recorded picture
 # (one C++ replay) instead of asking 20,000 items to paint themselves.
 FAR_ZOOM = 0.2
+FAR_MIN_NODES = 3000  # below this, items painting themselves as plain boxes is fast enough
 OVERVIEW_MIN_NODES = 30  # smaller graphs fit on screen: no overview needed
 
 
@@ -45,7 +46,7 @@ def layout_scale(layout) -> tuple[float, float]:
     dy = np.diff(rows)
     min_dy = float(dy.min()) if dy.size else 1e9
     sx = max(1.0, (TENSOR_SIZE[0] + 24) / min_dx)
-    sy = max(1.0, (TENSOR_SIZE[1] + 48) / min_dy)
+    sy = max(1.0, (TENSOR_SIZE[1] + 36) / min_dy)
     return sx, sy
 
 
@@ -70,12 +71,18 @@ class GraphCanvas(QGraphicsView):
 
     viewport_changed = Signal()
     zoom_changed = Signal(float)
+    node_double_clicked = Signal(str)
 
     def __init__(self, scene: QGraphicsScene, parent: QWidget | None = None) -> None:
         super().__init__(scene, parent)
         self.far_picture = None  # set by GraphView while zoomed far out
         # Until the user pans or zooms, the view keeps the whole graph fitted as it grows.
         self.user_moved = False
+        self._fitted_size = None
+        self._refit_timer = QTimer(self)
+        self._refit_timer.setSingleShot(True)
+        self._refit_timer.setInterval(30)
+        self._refit_timer.timeout.connect(self._refit_after_resize)
         self.setObjectName("graphCanvas")
         self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
@@ -86,6 +93,10 @@ class GraphCanvas(QGraphicsView):
                                   | QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        # Panning is by dragging (and the overview): scroll bars would only steal room and
+        # make a fitted view jitter as they come and go.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.horizontalScrollBar().valueChanged.connect(self.viewport_changed)
         self.verticalScrollBar().valueChanged.connect(self.viewport_changed)
 
@@ -106,23 +117,20 @@ class GraphCanvas(QGraphicsView):
             painter.drawPicture(0, 0, picture)
 
     def fit_all(self) -> None:
-        """Show the whole graph, clear of the legend, never blown up past 100 %."""
+        """Show the whole graph, never blown up past 100 %."""
         owner = self.parent()
         bounds = getattr(owner, "bounds", None)
         rect = bounds if bounds is not None else self.scene().itemsBoundingRect()
         if rect.isEmpty():
             return
-        legend = getattr(owner, "legend", None)
-        margin = legend.width() + 16 if legend is not None and legend.isVisible() else 0
         view = self.viewport().rect()
-        avail_w = max(50.0, view.width() - margin - 20)
-        avail_h = max(50.0, view.height() - 20)
-        scale = min(1.0, avail_w / rect.width(), avail_h / rect.height())
-        scale = max(MIN_ZOOM, scale)
+        vw, vh = float(view.width()), float(view.height())
+        w, h = max(rect.width(), 1.0), max(rect.height(), 1.0)
+        scale = max(MIN_ZOOM, min(1.0, (vw - 20) / w, (vh - 20) / h))
         self.user_moved = False
+        self._fitted_size = self.viewport().size()
         self.setTransform(QTransform.fromScale(scale, scale))
-        centre = rect.center()
-        self.centerOn(QPointF(centre.x() - margin / 2 / scale, centre.y()))
+        self.centerOn(rect.center())
         self.zoom_changed.emit(self.zoom())
         self.viewport_changed.emit()
 
@@ -133,6 +141,15 @@ class GraphCanvas(QGraphicsView):
             self.zoom_by(1.15 ** steps)
         event.accept()
 
+    def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 - Qt override
+        item = self.itemAt(event.position().toPoint())
+        node_id = getattr(item, "node_id", None)
+        if node_id is not None:
+            self.node_double_clicked.emit(node_id)
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
         if event.buttons() & Qt.MouseButton.LeftButton:
             self.user_moved = True  # a drag pans
@@ -141,8 +158,15 @@ class GraphCanvas(QGraphicsView):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
         if not self.user_moved:
-            self.fit_all()
+            # Later and once: refitting inside a resize can toggle the scroll bars, which
+            # resizes the viewport again, forever.
+            self._refit_timer.start()
         self.viewport_changed.emit()
+
+    def _refit_after_resize(self) -> None:
+        size = self.viewport().size()
+        if not self.user_moved and size != self._fitted_size:
+            self.fit_all()
 
 
 class GraphOverview(QWidget):
@@ -213,43 +237,71 @@ class GraphOverview(QWidget):
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
         self.canvas.centerOn(self._to_scene(event.position()))
 
+    def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 - Qt override
+        item = self.itemAt(event.position().toPoint())
+        node_id = getattr(item, "node_id", None)
+        if node_id is not None:
+            self.node_double_clicked.emit(node_id)
+            event.accept()
+            return
+        super().mouseDoubleClickEvent(event)
+
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
         if event.buttons() & Qt.MouseButton.LeftButton:
             self.canvas.centerOn(self._to_scene(event.position()))
 
 
-LEGEND = (
-    ("leaf", "leaf tensor (requires_grad)"),
-    ("nonleaf", "non-leaf tensor (grad not kept)"),
-    ("retains", "non-leaf with retain_grad()"),
-    ("nograd", "requires_grad=False"),
-    ("function", "grad_fn node (e.g. MulBackward0)"),
-    ("accumulate", "AccumulateGrad (writes a leaf's .grad)"),
-    ("executing", "running now (backward)"),
-    ("covered", "gradient flowed ◂ (values on edges)"),
+LEGEND = (  # (key, label, what it means)
+    ("leaf", "leaf", "a leaf tensor that requires grad: backward() writes its .grad"),
+    ("nonleaf", "non-leaf", "computed by an op: its .grad is not kept"),
+    ("retains", "retain_grad()", "a non-leaf whose .grad is kept because retain_grad() was called"),
+    ("nograd", "requires_grad=False", "not tracked by autograd"),
+    ("function", "grad_fn node", "a backward node, e.g. MulBackward0"),
+    ("accumulate", "AccumulateGrad", "adds the incoming gradient into a leaf's .grad"),
+    ("executing", "running now", "the backward node that just ran"),
+    ("covered", "gradient flowed ◂", "edges that carried a gradient in the last backward (values "
+                                    "on the edges)"),
 )
 
 
-class GraphLegend(QFrame):
-    """What the colours and borders mean."""
+class GraphLegend(QWidget):
+    """What the colours and borders mean: a strip under the graph that never covers it."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("graphLegend")
         self.colours = LIGHT
-        self.setToolTip("Legend")
-        text_width = max(self.fontMetrics().horizontalAdvance(text) for _key, text in LEGEND)
-        self.setFixedSize(QSize(text_width + 60, 14 + 18 * len(LEGEND)))
+        self.setToolTip("\n".join(f"{label}: {meaning}" for _k, label, meaning in LEGEND))
+        font = self.font()
+        font.setPointSizeF(max(7.5, font.pointSizeF() - 1.0))
+        self.setFont(font)
+        self.row = self.fontMetrics().height() + 4
+        self._places: list[tuple[float, float]] = []
+        self._flow(600)
+
+    def _flow(self, width: int) -> None:
+        """Lay the entries out left to right, wrapping; sets the strip's height."""
+        x, y, places = 8.0, 3.0, []
+        for _key, label, _meaning in LEGEND:
+            entry = 30 + self.fontMetrics().horizontalAdvance(label) + 14
+            if x + entry > width and x > 8:
+                x, y = 8.0, y + self.row
+            places.append((x, y))
+            x += entry
+        self._places = places
+        self.setFixedHeight(int(y + self.row + 3))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._flow(self.width())
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
         c = self.colours
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        bg = QColor(c.background)
-        bg.setAlpha(235)
-        painter.setBrush(bg)
+        painter.fillRect(self.rect(), c.background)
         painter.setPen(QPen(c.edge, 1))
-        painter.drawRoundedRect(QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5), 6, 6)
+        painter.drawLine(0, 0, self.width(), 0)
         styles = {
             "leaf": (c.leaf_fill, c.leaf_border, Qt.PenStyle.SolidLine),
             "nonleaf": (c.nonleaf_fill, c.nonleaf_border, Qt.PenStyle.SolidLine),
@@ -260,10 +312,10 @@ class GraphLegend(QFrame):
             "executing": (c.function_fill, c.executing, Qt.PenStyle.SolidLine),
             "covered": (None, c.covered, Qt.PenStyle.SolidLine),
         }
-        y = 8
-        for key, text in LEGEND:
+        row = self.row
+        for (key, label, _meaning), (x, y) in zip(LEGEND, self._places):
             fill, border, style = styles[key]
-            swatch = QRectF(10, y + 2, 26, 12)
+            swatch = QRectF(x, y + (row - 10) / 2, 22, 10)
             if fill is None:
                 painter.setPen(QPen(border, 2.4))
                 painter.drawLine(QPointF(swatch.left(), swatch.center().y()),
@@ -273,15 +325,14 @@ class GraphLegend(QFrame):
                 pen.setStyle(style)
                 painter.setPen(pen)
                 painter.setBrush(fill)
-                painter.drawRoundedRect(swatch, 6 if key == "function" else 2, 3)
+                painter.drawRoundedRect(swatch, 5 if key == "function" else 2, 3)
                 if key == "retains":
                     painter.setPen(Qt.PenStyle.NoPen)
                     painter.setBrush(c.retains)
                     painter.drawRect(QRectF(swatch.left(), swatch.top(), 4, swatch.height()))
             painter.setPen(c.text)
-            painter.drawText(QRectF(44, y, self.width() - 48, 16),
-                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
-            y += 18
+            painter.drawText(QRectF(x + 28, y, 400, row),
+                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, label)
         painter.end()
 
 
@@ -302,16 +353,19 @@ class GraphView(QWidget):
         self.scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.canvas = GraphCanvas(self.scene, self)
         self.canvas.zoom_changed.connect(self._zoom_changed)
+        self.canvas.node_double_clicked.connect(self._double_clicked)
         self._far = False
         self._node_layer = None
         self._edge_layer = None
         self.canvas.setBackgroundBrush(self.colours.background)
         self.nodes: dict[str, NodeItem] = {}
         self.edges: dict[tuple[str, str], EdgeItem] = {}
-        self.graph = None
+        self.graph = None  # the session's graph
+        self.shown_graph = None  # what is drawn: the graph with folded groups as boxes
         self.executing: str | None = None
         self.folded_groups: set[str] = set()
         self.bounds = QRectF()  # where the nodes are (scene units)
+        self._layout = None  # the layout the items were placed by
         self._search_hits: list[str] = []
         self._search_index = -1
         self._fitted_once = False
@@ -346,10 +400,9 @@ class GraphView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.canvas, 1)
 
-        self.legend = GraphLegend(self.canvas)
-        self.legend_button.toggled.connect(
-            lambda on: self.legend.setVisible(on and bool(self.nodes)))
-        self.legend.hide()  # nothing to explain until there is a graph
+        self.legend = GraphLegend(self)
+        layout.addWidget(self.legend)
+        self.legend_button.toggled.connect(self.legend.setVisible)
         self.overview = GraphOverview(self.canvas, self)
         self.overview.setParent(self.canvas)
         self.overview.hide()
@@ -383,28 +436,35 @@ class GraphView(QWidget):
     def show_graph(self, graph, layout, *, executing: str | None = None) -> None:
         """Draw ``graph`` (engine.graph model) at ``layout``; ``executing``: the running node."""
         self.graph = graph
+        self.shown_graph = graph
+        self._source_layout = layout
+        self._executing_request = executing
         if graph is None or graph.number_of_nodes() == 0:
             self._clear()
             self.empty_hint.show()
-            self.legend.hide()
             self._place_overlays()
             return
         self.empty_hint.hide()
-        self.legend.setVisible(self.legend_button.isChecked())
         view_graph, view_layout = self._folded(graph, layout)
-        groups = {a.get("group") for _, a in graph.nodes(data=True) if a.get("group")}
-        self.fold_button.setVisible(bool(groups))
-        scale = layout_scale(view_layout)
-        positions = scene_positions(view_layout, view_graph)
-        same_shape = (set(self.nodes) == set(view_graph.nodes)
-                      and set(self.edges) == set(view_graph.edges)
-                      and all(self.nodes[n].pos() == QPointF(*positions.get(n, (0, 0)))
-                              for n in view_graph.nodes))
+        self.shown_graph = view_graph
+        # layout(graph, previous) returns the previous layout itself when the structure is
+        # unchanged: then nothing moved, and the groups and positions need no second look.
+        same_shape = view_layout is self._layout and bool(self.nodes)
+        if not same_shape:
+            groups = {a.get("group") for _, a in graph.nodes(data=True) if a.get("group")}
+            self.fold_button.setVisible(bool(groups))
+            scale = layout_scale(view_layout)
+            positions = scene_positions(view_layout, view_graph)
+            same_shape = (set(self.nodes) == set(view_graph.nodes)
+                          and set(self.edges) == set(view_graph.edges)
+                          and all(self.nodes[n].pos() == QPointF(*positions.get(n, (0, 0)))
+                                  for n in view_graph.nodes))
         if same_shape:
             self._update_items(view_graph)
         else:
             self._rebuild(view_graph, positions, scene_bends(view_layout, *scale))
-        self._set_executing(executing if executing in self.nodes else None)
+        self._layout = view_layout
+        self._set_executing(self._visible_node(executing))
         if same_shape:
             self._refresh_far()
         else:
@@ -414,8 +474,6 @@ class GraphView(QWidget):
                 self.canvas.fit_all()
             self._overview_timer.start()
             self.overview.setVisible(len(self.nodes) >= OVERVIEW_MIN_NODES)
-        elif graph.graph.get("changed"):
-            self._overview_timer.start()
         self._place_overlays()
 
     def _folded(self, graph, layout):
@@ -433,6 +491,7 @@ class GraphView(QWidget):
         self.nodes.clear()
         self.edges.clear()
         self._node_layer = self._edge_layer = None
+        self._layout = None
         self.canvas.far_picture = None
         self.overview.hide()
 
@@ -446,7 +505,7 @@ class GraphView(QWidget):
 
     # ---------------------------------------------------------------------------- far zoom
     def _zoom_changed(self, zoom: float) -> None:
-        far = zoom < FAR_ZOOM and bool(self.nodes)
+        far = zoom < FAR_ZOOM and len(self.nodes) >= FAR_MIN_NODES
         if far == self._far:
             return
         self._far = far
@@ -541,12 +600,37 @@ class GraphView(QWidget):
                     item.update()
                 else:
                     item.attrs = attrs
-        for (source, target), edge in self.edges.items():
-            attrs = graph.edges[source, target]
+        if changed is None:
+            keys = list(self.edges)
+        else:
+            # An edge's gradient changes only when one of its ends ran: formatting every
+            # edge's label on every step would cost more than the whole repaint.
+            touched = set(changed)
+            keys = [k for k in self.edges if k[0] in touched or k[1] in touched]
+        for source, target in keys:
+            edge = self.edges[(source, target)]
             before = edge.carried, edge.label
-            edge.set_attrs(attrs)
+            edge.set_attrs(graph.edges[source, target])
             if (edge.carried, edge.label) != before:
                 edge.update()
+
+    def _visible_node(self, node_id: str | None) -> str | None:
+        """``node_id``, or the folded group box that stands for it."""
+        if node_id is None or node_id in self.nodes:
+            return node_id
+        for item in self.nodes.values():
+            if node_id in (item.attrs.get("members") or ()):
+                return item.node_id
+        return None
+
+    def group_of(self, node_id: str) -> str | None:
+        """The module group a double-click on ``node_id`` folds or unfolds."""
+        item = self.nodes.get(node_id)
+        if item is None:
+            return None
+        if item.attrs.get("kind") == "group":
+            return item.attrs.get("label")
+        return item.attrs.get("group")
 
     def _set_executing(self, node_id: str | None) -> None:
         if node_id == self.executing:
@@ -560,9 +644,9 @@ class GraphView(QWidget):
         if item is not None:
             item.executing = True
             item.update()
-            # Keep the running node in sight while stepping.
+            # Keep the running node in sight while stepping (a fitted view already shows it).
             visible = self.canvas.mapToScene(self.canvas.viewport().rect()).boundingRect()
-            if not visible.contains(item.sceneBoundingRect()):
+            if self.canvas.user_moved and not visible.contains(item.sceneBoundingRect()):
                 self.canvas.centerOn(item)
 
     # ---------------------------------------------------------------------------- selection
@@ -618,15 +702,17 @@ class GraphView(QWidget):
         self.set_all_folded(folded)
 
     def set_all_folded(self, folded: bool) -> None:
+        """Fold every innermost module group (a model then reads as its layers), or unfold all."""
         graph = self.graph
         if graph is None:
             return
         groups = {a.get("group") for _, a in graph.nodes(data=True) if a.get("group")}
-        self.folded_groups = set(groups) if folded else set()
+        innermost = {g for g in groups if not any(h.startswith(g + ".") for h in groups)}
+        self.folded_groups = set(innermost) if folded else set()
         self.fold_button.blockSignals(True)
         self.fold_button.setChecked(folded and bool(groups))
         self.fold_button.blockSignals(False)
-        for group in groups:
+        for group in sorted(innermost):
             self.fold_toggled.emit(group, folded)
         self._redraw_after_fold()
 
@@ -639,20 +725,18 @@ class GraphView(QWidget):
         self.fold_toggled.emit(group, folded)
         self._redraw_after_fold()
 
+    def _double_clicked(self, node_id: str) -> None:
+        # A folded box opens; a node inside a module folds its module.
+        group = self.group_of(node_id)
+        if group:
+            self.toggle_group(group)
+
     def _redraw_after_fold(self) -> None:
-        graph, executing = self.graph, self.executing
-        self.graph = None
-        self.show_graph(graph, self._layout_of(graph), executing=executing)
-
-    def _layout_of(self, graph):
-        from engine.graph import layout
-
-        return layout(graph)
+        self.show_graph(self.graph, self._source_layout, executing=self._executing_request)
 
     # ------------------------------------------------------------------------------ overlays
     def _place_overlays(self) -> None:
         vp = self.canvas.viewport().geometry()
-        self.legend.move(vp.left() + 8, vp.top() + 8)
         self.overview.move(vp.right() - self.overview.width() - 8,
                            vp.bottom() - self.overview.height() - 8)
         self.empty_hint.setGeometry(vp.adjusted(40, 40, -40, -40))

@@ -28,8 +28,8 @@ def array_text(array) -> str:
     a = np.asarray(array)
     if a.size <= FULL_VALUES:
         return np.array2string(a, precision=4, separator=", ", suppress_small=False,
-                               max_line_width=80, threshold=FULL_VALUES + 1)
-    return np.array2string(a, precision=4, separator=", ", max_line_width=80, threshold=20,
+                               max_line_width=48, threshold=FULL_VALUES + 1)
+    return np.array2string(a, precision=4, separator=", ", max_line_width=48, threshold=20,
                            edgeitems=3)
 
 
@@ -78,6 +78,7 @@ class MatrixView(QTabWidget):
         if self.plot is None:
             self.plot = pg.PlotWidget(parent=self._heat_host)
             self.plot.setObjectName("heatmapPlot")
+            self.plot.setBackground(self.palette().color(self.backgroundRole()))
             self.plot.invertY(True)
             self.plot.setAspectLocked(False)
             self.image = pg.ImageItem(axisOrder="row-major")
@@ -220,9 +221,9 @@ class InspectorPanel(QWidget):
         elif not a.get("is_leaf") and a.get("retains_grad"):
             note = "kept because retain_grad() was called"
         plain = text + (f" ({note})" if note else "")
-        cell = f"<code style='color:#c25400'>{html.escape(text)}</code>"
+        cell = f"<pre style='margin:0;color:#c25400'>{html.escape(text)}</pre>"
         if note:
-            cell += f"<br><span style='color:#8c8c8c'>{html.escape(note)}</span>"
+            cell += f"<span style='color:#8c8c8c'>{html.escape(note)}</span>"
         return "grad", plain, cell
 
     def _function_rows(self, graph, node_id, a) -> tuple[list, str]:
@@ -288,8 +289,9 @@ class InspectorPanel(QWidget):
     @staticmethod
     def _group_rows(a) -> list:
         return [_row("module", str(a.get("group") or a.get("label"))),
-                _row("nodes", str(a.get("size", "?"))),
-                _row("hint", "View → Unfold Module Groups shows its nodes")]
+                _row("nodes", str(len(a.get("members") or ()))),
+                _row("hint", "double-click the box, or View → Unfold Module Groups, to see its "
+                             "nodes")]
 
     @staticmethod
     def _producer(graph, node_id) -> str | None:
@@ -337,7 +339,8 @@ def leaf_explanation(name: str, a: dict, producer: str | None) -> str:
 
 def _row(key: str, plain: str, *, mono: bool = False) -> tuple[str, str, str]:
     escaped = html.escape(plain)
-    return key, plain, (f"<code>{escaped}</code>" if mono else escaped)
+    # pre: a matrix keeps one row per line, as numpy prints it.
+    return key, plain, (f"<pre style='margin:0'>{escaped}</pre>" if mono else escaped)
 
 
 # Re-exported for the graph's short labels.

@@ -12,8 +12,8 @@ from pathlib import Path
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QMenu, QMessageBox, QToolBar,
-    QVBoxLayout, QWidget,
+    QApplication, QDockWidget, QFileDialog, QFrame, QLabel, QMainWindow, QMenu, QMessageBox,
+    QScrollArea, QToolBar, QVBoxLayout, QWidget,
 )
 
 from . import controller as ctl
@@ -45,6 +45,7 @@ class MainWindow(QMainWindow):
         self.graph_file = None  # the GraphFile it came from (keeps notes and settings on save)
         self.title = "untitled"
         self.ask_before_discarding = True  # tests and the smoke test close without asking
+        self.data_breakpoints: dict[str, bool] = {}
         self._shut_down = False
 
         self.controller = ctl.SessionController(self)
@@ -119,6 +120,7 @@ class MainWindow(QMainWindow):
             return
         from .panels.buffers import GradientBufferPanel
         from .panels.optimizer import OptimizerPanel
+        from .panels.predict import PredictPanel
         from .panels.timeline import TimelinePanel
         from .panels.training import TrainingPlotsPanel
 
@@ -127,11 +129,19 @@ class MainWindow(QMainWindow):
         specs = [("buffers", "Gradient Buffers", GradientBufferPanel, right),
                  ("optimizer", "Optimizer", OptimizerPanel, right),
                  ("training", "Training", TrainingPlotsPanel, bottom),
-                 ("timeline", "Timeline", TimelinePanel, bottom)]
+                 ("timeline", "Timeline", TimelinePanel, bottom),
+                 ("predict", "Predict", PredictPanel, right)]
         for key, title, cls, area in specs:
             panel = cls(self.controller, self)
             self.panels[key] = panel
-            self._dock(key, title, panel, area)
+            # In a scroll area: a panel's minimum size (a plot wants 400 px) must not decide
+            # how small the user may make its dock, nor push the graph off the screen.
+            holder = QScrollArea(self)
+            holder.setObjectName(f"{key}Scroll")
+            holder.setWidgetResizable(True)
+            holder.setFrameShape(QFrame.Shape.NoFrame)
+            holder.setWidget(panel)
+            self._dock(key, title, holder, area)
             self.panels_menu.addAction(self._panel_toggle(key))
         self._tabify_panels()
         for panel in self.panels.values():
@@ -156,7 +166,7 @@ class MainWindow(QMainWindow):
                 menus["File"].addMenu(self.recent_menu)
                 menus["File"].addSeparator()
             if spec.id in ("debug.toggle_breakpoint", "debug.stop", "view.dark_theme",
-                           "edit.find_node"):
+                           "edit.find_node", "debug.break_on_nan"):
                 menus[spec.menu].addSeparator()
             menus[spec.menu].addAction(self.actions_by_id[spec.id])
             if spec.scope == "graph":
@@ -182,7 +192,8 @@ class MainWindow(QMainWindow):
                       "buffers": Qt.DockWidgetArea.RightDockWidgetArea,
                       "optimizer": Qt.DockWidgetArea.RightDockWidgetArea,
                       "training": Qt.DockWidgetArea.BottomDockWidgetArea,
-                      "timeline": Qt.DockWidgetArea.BottomDockWidgetArea}
+                      "timeline": Qt.DockWidgetArea.BottomDockWidgetArea,
+                      "predict": Qt.DockWidgetArea.RightDockWidgetArea}
 
     def _arrange_default(self) -> None:
         """Editor left, graph in the middle, inspector and panels right, console below."""
@@ -204,7 +215,8 @@ class MainWindow(QMainWindow):
     def _tabify_panels(self) -> None:
         d = self.docks
         for first, second in (("inspector", "buffers"), ("buffers", "optimizer"),
-                              ("console", "training"), ("training", "timeline")):
+                              ("optimizer", "predict"), ("console", "training"),
+                              ("training", "timeline")):
             if first in d and second in d:
                 self.tabifyDockWidget(d[first], d[second])
         d["inspector"].raise_()
@@ -238,7 +250,9 @@ class MainWindow(QMainWindow):
         c.command_failed.connect(self._on_command_failed)
         c.busy_changed.connect(lambda _busy: self._update_actions())
         c.tensor_selection_requested.connect(self.select_tensor)
+        c.session_replaced.connect(self._apply_data_breakpoints)
         self.editor.breakpoint_toggled.connect(self._breakpoint_toggled)
+        self.editor.condition_changed.connect(self._condition_changed)
         self.editor.document().modificationChanged.connect(lambda _m: self._update_title())
         self.editor.textChanged.connect(self._autosave_timer.start)
         self.graph_view.node_selected.connect(self._node_selected)
@@ -277,16 +291,20 @@ class MainWindow(QMainWindow):
         self.docks["console"].raise_()
 
     def _open_graph_file(self, gf, *, path: str | None, run_to_first_breakpoint: bool) -> bool:
-        lines = [bp.line for bp in gf.breakpoints if getattr(bp, "enabled", True)]
+        enabled = [bp for bp in gf.breakpoints if getattr(bp, "enabled", True)]
+        lines = [bp.line for bp in enabled]
+        conditions = {bp.line: bp.condition for bp in enabled if bp.condition}
         settings = getattr(gf, "settings", None)
         seed = getattr(settings, "seed", 0) if settings is not None else 0
-        if not self.controller.load_source(gf.script, path=path, breakpoints=lines, seed=seed):
+        specs = [(line, conditions.get(line)) for line in lines]
+        if not self.controller.load_source(gf.script, path=path, breakpoints=specs, seed=seed):
             return False
         self.graph_file = gf
         self.path = path
+        self._load_data_breakpoints(getattr(gf, "data_breakpoints", None))
         self.title = Path(path).name if path else (gf.title or "untitled")
         self.editor.set_source(gf.script)
-        self.editor.set_breakpoints(lines)
+        self.editor.set_breakpoints(lines, conditions)
         self.console.clear()
         self.graph_view.folded_groups = set(getattr(getattr(gf, "view", None), "folded", []) or [])
         self.graph_view.canvas.user_moved = False
@@ -309,7 +327,10 @@ class MainWindow(QMainWindow):
         fields = dict(base.__dict__)
         fields.update(script=self.editor.toPlainText(),
                       title=fields.get("title") or self.title,
-                      breakpoints=[Breakpoint(line) for line in sorted(self.editor.breakpoints)],
+                      breakpoints=[Breakpoint(line, self.editor.conditions.get(line))
+                                   for line in sorted(self.editor.breakpoints)],
+                      data_breakpoints=self._data_breakpoints_for_save(
+                          fields.get("data_breakpoints")),
                       view=view)
         return GraphFile(**fields)
 
@@ -473,6 +494,53 @@ class MainWindow(QMainWindow):
     def toggle_breakpoint(self) -> None:
         self.editor.toggle_breakpoint(self.editor.cursor_line())
 
+    # Data breakpoints: kept here too, so a new session (an opened file) gets them again.
+    def break_on_nan(self, on: bool) -> None:
+        self._set_data_breakpoint("break_on_nan", on)
+
+    def break_on_backward(self, on: bool) -> None:
+        self._set_data_breakpoint("break_on_backward", on)
+
+    def break_on_zero_grad(self, on: bool) -> None:
+        self._set_data_breakpoint("break_on_zero_grad", on)
+
+    def break_on_step(self, on: bool) -> None:
+        self._set_data_breakpoint("break_on_step", on)
+
+    def _set_data_breakpoint(self, name: str, on: bool) -> None:
+        self.data_breakpoints[name] = on
+        session = self.controller.session
+        if session is not None:
+            getattr(session, name)(on)  # plain flags in the session: safe while it runs
+
+    _DATA_BREAKPOINT_FIELDS = (("nan", "break_on_nan"), ("on_backward", "break_on_backward"),
+                               ("on_zero_grad", "break_on_zero_grad"),
+                               ("on_step", "break_on_step"))
+
+    def _load_data_breakpoints(self, saved) -> None:
+        """A file's data breakpoints become the Debug menu's checks (and the session's)."""
+        for field, name in self._DATA_BREAKPOINT_FIELDS:
+            on = bool(getattr(saved, field, False)) if saved is not None else False
+            action = self.actions_by_id[f"debug.{name}"]
+            action.blockSignals(True)
+            action.setChecked(on)
+            action.blockSignals(False)
+            self._set_data_breakpoint(name, on)
+        norm = getattr(saved, "grad_norm", None) if saved is not None else None
+        if norm is not None and self.controller.session is not None:
+            self.controller.session.break_on_grad_norm(norm)
+
+    def _data_breakpoints_for_save(self, base):
+        from engine.files import DataBreakpoints
+
+        values = {field: bool(self.data_breakpoints.get(name, False))
+                  for field, name in self._DATA_BREAKPOINT_FIELDS}
+        return DataBreakpoints(grad_norm=getattr(base, "grad_norm", None), **values)
+
+    def _apply_data_breakpoints(self, session) -> None:
+        for name, on in self.data_breakpoints.items():
+            getattr(session, name)(on)
+
     def fit_graph(self) -> None:
         self.graph_view.canvas.fit_all()
 
@@ -519,9 +587,10 @@ class MainWindow(QMainWindow):
         seed = getattr(getattr(self.graph_file, "settings", None), "seed", 0)
         self.editor.set_errors([])
         self.console.add("info", "— the script changed: starting over with the editor's text —")
+        specs = [(line, self.editor.conditions.get(line))
+                 for line in sorted(self.editor.breakpoints)]
         return self.controller.load_source(self.editor.toPlainText(), path=self.path,
-                                           breakpoints=sorted(self.editor.breakpoints),
-                                           seed=seed or 0)
+                                           breakpoints=specs, seed=seed or 0)
 
     def _run_command(self, command) -> None:
         if self._source_changed():
@@ -542,6 +611,16 @@ class MainWindow(QMainWindow):
             self.controller.set_breakpoint(line)
         else:
             self.controller.clear_breakpoint(line)
+
+    def _condition_changed(self, line: int, condition: str) -> None:
+        from engine.session import ConditionError
+
+        try:
+            self.controller.set_breakpoint(line, condition or None)
+        except ConditionError as exc:
+            self.console.add("error", f"Breakpoint condition not accepted: {exc}", line)
+            if condition:
+                self.editor.set_condition(line, "")
 
     def _maybe_discard(self) -> bool:
         if not self.editor.document().isModified():
@@ -565,7 +644,7 @@ class MainWindow(QMainWindow):
             executing = _last_executed(graph)
         self.graph_view.show_graph(graph, snapshot.layout, executing=executing)
         if self.inspector.node_id and graph is not None:
-            self.inspector.show_node(graph, self.inspector.node_id)
+            self.inspector.show_node(self.graph_view.shown_graph, self.inspector.node_id)
         if position is not None:
             self._show_note(position.line)
         self._update_actions()
@@ -629,7 +708,7 @@ class MainWindow(QMainWindow):
         self.console.add("error", f"{name} failed: {type(exc).__name__}: {exc}")
 
     def _node_selected(self, node_id: str) -> None:
-        self.inspector.show_node(self.graph_view.graph, node_id)
+        self.inspector.show_node(self.graph_view.shown_graph, node_id)
         if node_id:
             self.docks["inspector"].raise_()
 

@@ -7,7 +7,14 @@ dispatch), ``autograd`` (nodes, the stepwise backward pass, grad modes), ``nn``,
 
 from __future__ import annotations
 
+import numpy as _np
+
 from . import autograd
+
+# PyTorch computes log(0) = -inf, 0/0 = nan and overflows silently; numpy would print a
+# RuntimeWarning for each. A per-op ``np.errstate`` costs more than a small op itself, so the
+# engine sets numpy's floating-point error policy once, on import.
+_np.seterr(all="ignore")
 from .autograd.anomaly import detect_anomaly, set_detect_anomaly
 from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .creation import (

@@ -55,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-# -- loading -----------------------------------------------------------------------------------------
+# -- loading ---------------------------------------------------------------------------------------
 
 def _load(path: str):
     """The script, seed and limits of ``path`` (a ``.gstep`` graph file or a ``.py`` script)."""
@@ -87,7 +87,7 @@ def _session(path: str):
     return Session(source, seed=seed, limits=limits, filename=path)
 
 
-# -- reporting ---------------------------------------------------------------------------------------
+# -- reporting -------------------------------------------------------------------------------------
 
 def _json_number(x: float) -> Any:
     if math.isfinite(x):
@@ -104,8 +104,9 @@ def _array_json(a: np.ndarray | None) -> Any:
     return a.tolist()
 
 
-def _array_text(a: np.ndarray) -> str:
-    return np.array2string(a, precision=4, separator=", ", threshold=24, max_line_width=88)
+def _array_text(a: np.ndarray, indent: int = 10) -> str:
+    text = np.array2string(a, precision=4, separator=", ", threshold=24, max_line_width=88)
+    return text.replace("\n", "\n" + " " * indent)
 
 
 def report(session, path: str, stop_reason: str | None = None) -> dict:
@@ -190,7 +191,8 @@ def _print_text(rep: dict, snap, out: TextIO) -> None:
                 print(f"  {param}:", file=out)
                 for key in state:
                     value = snap.optimizer[(opt, param, key)]
-                    text = _array_text(value) if isinstance(value, np.ndarray) else repr(value)
+                    text = (_array_text(value, 7 + len(key)) if isinstance(value, np.ndarray)
+                            else repr(value))
                     print(f"    {key} = {text}", file=out)
     if rep["losses"]:
         print("\nLoss per iteration", file=out)
@@ -231,7 +233,7 @@ class _ProgressBar:
         self.stream.flush()
 
 
-# -- commands ----------------------------------------------------------------------------------------
+# -- commands --------------------------------------------------------------------------------------
 
 def _command_run(args, out: TextIO, err: TextIO) -> int:
     session = _session(args.file)

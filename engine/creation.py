@@ -31,7 +31,8 @@ def initial_seed() -> int:
 
 
 def get_rng_state():
-    return Tensor._wrap(np.frombuffer(repr(_rng.bit_generator.state).encode(), dtype=np.uint8).copy())
+    state = repr(_rng.bit_generator.state).encode()
+    return Tensor._wrap(np.frombuffer(state, dtype=np.uint8).copy())
 
 
 def rng() -> np.random.Generator:
@@ -89,15 +90,19 @@ def _infer_dtype(data) -> np.dtype:
     return _dt.DEFAULT_FLOAT
 
 
+def _seq_len(x) -> int:
+    return len(x) if isinstance(x, (list, tuple)) else -1
+
+
 def _check_ragged(data, depth=0):
     if isinstance(data, (list, tuple)):
         lens = {len(x) if isinstance(x, (list, tuple)) else -1 for x in data}
         if len(lens) > 1:
             first = data[0]
             n = len(first) if isinstance(first, (list, tuple)) else 0
-            bad = next(x for x in data if (len(x) if isinstance(x, (list, tuple)) else -1) != (len(first) if isinstance(first, (list, tuple)) else -1))
+            bad = next(x for x in data if _seq_len(x) != _seq_len(first))
             raise ValueError(
-                f"expected sequence of length {n} at dim {depth + 1} (got {len(bad) if isinstance(bad, (list, tuple)) else 0})"
+                f"expected sequence of length {n} at dim {depth + 1} (got {max(_seq_len(bad), 0)})"
             )
         for x in data:
             _check_ragged(x, depth + 1)
@@ -137,7 +142,8 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         import warnings
 
         warnings.warn(
-            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+            "To copy construct from a tensor, it is recommended to use "
+            "sourceTensor.detach().clone() "
             "or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "torch.tensor(sourceTensor).",
             UserWarning,
@@ -172,11 +178,13 @@ def _size(size):
     for s in size:
         if not isinstance(s, (int, np.integer)):
             raise TypeError(
-                f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of type {type(s).__name__} at pos 0"
+                "zeros(): argument 'size' (position 1) must be tuple of ints, but found element "
+                f"of type {type(s).__name__} at pos 0"
             )
         if s < 0:
             raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]"
+                f"Trying to create tensor with negative dimension {s}: "
+                f"[{', '.join(map(str, size))}]"
             )
     return tuple(int(s) for s in size)
 
@@ -217,8 +225,10 @@ def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
     if dtype is None:
-        dtype = _array_from(fill_value).dtype if not isinstance(fill_value, float) else _dt.DEFAULT_FLOAT
-    return _finish(np.full(_size((size,)), fill_value, dtype=_dt.to_numpy_dtype(dtype)), requires_grad)
+        is_float = isinstance(fill_value, float)
+        dtype = _dt.DEFAULT_FLOAT if is_float else _array_from(fill_value).dtype
+    arr = np.full(_size((size,)), fill_value, dtype=_dt.to_numpy_dtype(dtype))
+    return _finish(arr, requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -233,15 +243,18 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         raise RuntimeError("step must be nonzero")
     if dtype is None:
         dtype = _dt.DEFAULT_FLOAT if any(isinstance(v, float) for v in vals) else _dt.DEFAULT_INT
-    return _finish(np.arange(*vals, dtype=np.float64).astype(_dt.to_numpy_dtype(dtype)), requires_grad)
+    arr = np.arange(*vals, dtype=np.float64).astype(_dt.to_numpy_dtype(dtype))
+    return _finish(arr, requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.linspace(start, end, int(steps), dtype=np.float64).astype(_float_dtype(dtype)), requires_grad)
+    arr = np.linspace(start, end, int(steps), dtype=np.float64).astype(_float_dtype(dtype))
+    return _finish(arr, requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(np.logspace(start, end, int(steps), base=base).astype(_float_dtype(dtype)), requires_grad)
+    arr = np.logspace(start, end, int(steps), base=base).astype(_float_dtype(dtype))
+    return _finish(arr, requires_grad)
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -252,13 +265,15 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -
     return _finish(_rng.standard_normal(_size(size)).astype(_float_dtype(dtype)), requires_grad)
 
 
-def randint(low, high=None, size=None, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randint(low, high=None, size=None, generator=None, dtype=None, device=None,
+            requires_grad=False) -> Tensor:
     if size is None:
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
     arr = _rng.integers(low, high, size=tuple(size))
-    return _finish(arr.astype(_dt.DEFAULT_INT if dtype is None else _dt.to_numpy_dtype(dtype)), requires_grad)
+    target = _dt.DEFAULT_INT if dtype is None else _dt.to_numpy_dtype(dtype)
+    return _finish(arr.astype(target), requires_grad)
 
 
 def randperm(n, dtype=None, device=None, requires_grad=False) -> Tensor:

@@ -47,7 +47,7 @@ def _by_name(name: str) -> dtype:
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
-    """The engine dtype for a numpy dtype, raising TypeError as PyTorch does for unsupported ones."""
+    """The engine dtype for a numpy dtype (TypeError, as PyTorch, for unsupported ones)."""
     try:
         return _FROM_NP[np.dtype(np_dtype)]
     except KeyError:

@@ -96,7 +96,8 @@ def _summarized(values: np.ndarray) -> np.ndarray:
     if values.ndim == 0:
         return values
     if values.shape[0] > 2 * EDGEITEMS:
-        parts = [_summarized(v) for v in values[:EDGEITEMS]] + [_summarized(v) for v in values[-EDGEITEMS:]]
+        parts = [_summarized(v) for v in values[:EDGEITEMS]]
+        parts += [_summarized(v) for v in values[-EDGEITEMS:]]
     else:
         parts = [_summarized(v) for v in values]
     return np.concatenate([p.reshape(-1) for p in parts]) if parts else values.reshape(-1)
@@ -106,7 +107,8 @@ def _vector(values, fmt, indent, summarize) -> str:
     element_length = fmt.width() + 2
     per_line = max(1, int(math.floor((LINEWIDTH - indent) / element_length)))
     if summarize and values.shape[0] > 2 * EDGEITEMS:
-        data = [fmt.cell(v) for v in values[:EDGEITEMS]] + [" ..."] + [fmt.cell(v) for v in values[-EDGEITEMS:]]
+        data = [fmt.cell(v) for v in values[:EDGEITEMS]] + [" ..."]
+        data += [fmt.cell(v) for v in values[-EDGEITEMS:]]
     else:
         data = [fmt.cell(v) for v in values]
     lines = [data[i:i + per_line] for i in range(0, len(data), per_line)]
@@ -123,7 +125,8 @@ def _body(values, fmt, indent, summarize) -> str:
         slices = (
             [_body(values[i], fmt, indent + 1, summarize) for i in range(EDGEITEMS)]
             + ["..."]
-            + [_body(values[i], fmt, indent + 1, summarize) for i in range(values.shape[0] - EDGEITEMS, values.shape[0])]
+            + [_body(values[i], fmt, indent + 1, summarize)
+               for i in range(values.shape[0] - EDGEITEMS, values.shape[0])]
         )
     else:
         slices = [_body(values[i], fmt, indent + 1, summarize) for i in range(values.shape[0])]
@@ -146,12 +149,13 @@ def tensor_repr(t, prefix: str = "tensor(") -> str:
     suffixes = []
     if values.size == 0 and values.ndim != 1:
         body = "[]"
-        suffixes.append(f"size=({', '.join(map(str, values.shape))}{',' if values.ndim == 1 else ''})")
+        suffixes.append(f"size=({', '.join(map(str, values.shape))})")
     elif values.size == 0:
         body = "[]"
     else:
         body = format_values(values, indent)
-    if values.dtype.name not in _DEFAULT_DTYPES or (values.size == 0 and values.dtype.name != "float32"):
+    empty_not_default = values.size == 0 and values.dtype.name != "float32"
+    if values.dtype.name not in _DEFAULT_DTYPES or empty_not_default:
         suffixes.append(f"dtype=torch.{values.dtype.name}")
     fn = t.grad_fn
     if fn is not None:

@@ -1,4 +1,5 @@
-"""The dockable panels of issue 6: gradient buffers, optimizer, training plots and the timeline.
+"""The dockable panels of issue 6: gradient buffers, optimizer, training plots, the timeline and
+predict mode.
 
 Each is a QWidget made with ``Panel(controller, parent=None)`` from the window's
 ``SessionController``; the window docks them. They share one ``PanelsRecorder`` per controller
@@ -8,7 +9,9 @@ Each is a QWidget made with ``Panel(controller, parent=None)`` from the window's
 
 from .buffers import GradientBufferPanel
 from .optimizer import OptimizerPanel
+from .predict import PredictPanel
 from .timeline import TimelinePanel
 from .training import TrainingPlotsPanel
 
-__all__ = ["GradientBufferPanel", "OptimizerPanel", "TimelinePanel", "TrainingPlotsPanel"]
+__all__ = ["GradientBufferPanel", "OptimizerPanel", "PredictPanel", "TimelinePanel",
+           "TrainingPlotsPanel"]

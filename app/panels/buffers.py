@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QSplitter, QTreeWidget, QTreeWidgetItem, QWidget
 from engine.session import panels_model as pm
 
 from .common import (
-    COLOURS, Heatmaps, header, mono_font, note_label, panels_hub, point_view, save_csv, vbox,
+    Heatmaps, header, mono_font, note_label, panels_hub, point_view, save_csv, tone, vbox,
 )
 
 COLUMNS = ("name", "shape", ".grad", "norm", "change since last pause")
@@ -78,7 +78,7 @@ class GradientBufferPanel(QWidget):
                             else "no .grad buffers yet")
         level = pm.heatmap_level(r.grad for r in self.rows)
         self.heatmaps.show_arrays([(r.name, r.grad) for r in self.rows], level)
-        self.heatmaps.setToolTip(f"one colour scale for all: −{level:.4g} (blue) … +{level:.4g}")
+        self.heatmaps.setToolTip(f"one colour scale for all: −{level:.4g} … +{level:.4g}")
 
     def _fill_tree(self) -> None:
         selected = self.selected_name()
@@ -99,7 +99,7 @@ class GradientBufferPanel(QWidget):
             item.setData(0, ROLE_NAME, row.name)
             item.setFont(2, mono)
             item.setToolTip(2, f"{row.note}\n{pm.format_array(row.grad, 64)}")
-            self._style(item, row)
+            self._style(item, row, self)
             parent.addChild(item)
             for c in row.contributions:
                 child = QTreeWidgetItem([f"+ {c.label}", "", pm.format_array(c.value, TEXT_ITEMS),
@@ -116,7 +116,7 @@ class GradientBufferPanel(QWidget):
                 child.setExpanded(bool(c.paths))
             if row.contributions:
                 total = QTreeWidgetItem([f"= {row.note}", "", "", "", ""])
-                total.setForeground(0, QBrush(COLOURS["none"]))
+                total.setForeground(0, QBrush(tone(self, "none")))
                 total.setData(0, ROLE_NAME, row.name)
                 item.addChild(total)
                 total.setFirstColumnSpanned(True)  # the note reads as a sentence
@@ -150,16 +150,16 @@ class GradientBufferPanel(QWidget):
                 shape, grad, norm, change]
 
     @staticmethod
-    def _style(item: QTreeWidgetItem, row: pm.BufferRow) -> None:
-        colour = COLOURS[row.state]
-        item.setForeground(2, QBrush(colour))
+    def _style(item: QTreeWidgetItem, row: pm.BufferRow, widget: QWidget) -> None:
+        if row.state != "values":  # values keep the theme's text colour
+            item.setForeground(2, QBrush(tone(widget, row.state)))
         if row.state == "none":
             font = item.font(2)
             font.setItalic(True)
             item.setFont(2, font)
         if row.changed:
             for col in range(len(COLUMNS)):
-                item.setBackground(col, QBrush(COLOURS["changed"]))
+                item.setBackground(col, QBrush(tone(widget, "changed")))
             bold = QFont(item.font(0))
             bold.setBold(True)
             item.setFont(4, bold)

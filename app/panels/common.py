@@ -1,4 +1,4 @@
-"""What the four panels share: the one event recorder, the state at the point shown, heatmaps, CSV.
+"""What the panels share: the one event recorder, the state at the point shown, heatmaps, CSV.
 
 The panels are plain QWidgets; the window docks them. They never call the engine's math: rows
 come from ``engine.session.panels_model`` and the widgets only render them.
@@ -12,7 +12,7 @@ from typing import Callable
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QColor, QFont
+from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import (
     QFileDialog, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QVBoxLayout, QWidget,
 )
@@ -22,14 +22,20 @@ from engine.session.state import Snapshot, capture, visible_names
 
 PAUSED_STATES = ("paused", "finished", "error")  # when the script's names can be read safely
 
-COLOURS = {
-    "none": QColor("#8c959f"),  # a None grad: grey, italic
-    "zeros": QColor("#0969da"),  # zeros: blue
-    "values": QColor("#1f2328"),
-    "changed": QColor("#fff1b8"),  # row background: changed since the last pause
-    "fresh": QColor("#dafbe1"),  # optimizer rows updated by the step just taken
-    "warn": QColor("#cf222e"),
+# (light theme, dark theme): the window's theme is the application palette, read when drawing
+_TONES = {
+    "none": ("#8c959f", "#8b949e"),  # a None grad: grey, italic
+    "zeros": ("#0969da", "#58a6ff"),  # zeros: blue
+    "changed": ("#fff1b8", "#4d4100"),  # row background: changed since the last pause
+    "fresh": ("#dafbe1", "#1b4721"),  # optimizer rows updated by the step just taken
 }
+
+
+def tone(widget: QWidget, key: str) -> QColor:
+    """The colour ``key`` for the theme ``widget`` is drawn in."""
+    dark = widget.palette().color(QPalette.ColorRole.Base).lightness() < 128
+    return QColor(_TONES[key][1 if dark else 0])
+
 
 # Diverging map, white at zero: signs read at a glance on a symmetric scale.
 _CMAP = pg.colormap.get("CET-D1A")
@@ -80,6 +86,9 @@ class PanelsHub(QObject):
     def _on_session_event(self, event) -> None:
         if getattr(event, "kind", None) == "reset":
             self.recorder.reset()
+        elif event.get("travelled"):
+            # travelled back before any backward(): the re-run has not told the recorder yet
+            self.recorder.catch_up()
 
     def _events_arrived(self, batch: list) -> None:
         for event in batch:
@@ -187,6 +196,7 @@ class Heatmaps(pg.GraphicsLayoutWidget):
     def show_arrays(self, items: list[tuple[str, np.ndarray | None]], level: float) -> None:
         """Draw ``items`` (title, array or None) on the colour scale [-level, level]."""
         self.clear()
+        self.setBackground(self.palette().color(QPalette.ColorRole.Base))  # follows the theme
         self.images = {}
         self.level = level
         for i, (name, array) in enumerate(items):

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QTreeWidget, QTreeWidge
 
 from engine.session import panels_model as pm
 
-from .common import COLOURS, header, mono_font, note_label, panels_hub, point_view, save_csv, vbox
+from .common import header, mono_font, note_label, panels_hub, point_view, save_csv, tone, vbox
 
 COLUMNS = ("name", "value")
 ROLE_NAME = Qt.ItemDataRole.UserRole
@@ -92,7 +92,7 @@ class OptimizerPanel(QWidget):
             top.setFont(0, bold)
             self.tree.addTopLevelItem(top)
             every = QTreeWidgetItem(["all hyper-parameters", ""])
-            every.setForeground(0, QBrush(COLOURS["none"]))
+            every.setForeground(0, QBrush(tone(self, "none")))
             top.addChild(every)
             for k, v in group.hyper:
                 every.addChild(QTreeWidgetItem([k, _short(v)]))
@@ -102,10 +102,10 @@ class OptimizerPanel(QWidget):
                 item = QTreeWidgetItem([p.name, grad])
                 item.setData(0, ROLE_NAME, p.name)
                 if p.grad_state == "none":
-                    item.setForeground(1, QBrush(COLOURS["none"]))
+                    item.setForeground(1, QBrush(tone(self, "none")))
                 if p.at_step:
                     for col in range(len(COLUMNS)):
-                        item.setBackground(col, QBrush(COLOURS["fresh"]))
+                        item.setBackground(col, QBrush(tone(self, "fresh")))
                 top.addChild(item)
                 if not p.state:
                     item.addChild(QTreeWidgetItem(["state", "{} (no state yet)"]))

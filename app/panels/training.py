@@ -8,17 +8,21 @@ to the view, so 10,000 iterations stay cheap to draw.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Signal
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
-    QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QWidget,
+    QBoxLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QWidget,
 )
 
 from engine.session import panels_model as pm
 
 from .common import header, panels_hub, point_view, save_csv, vbox
 
+FRAME_MS = 33  # the plots' refresh while a run goes on: about the screen's rate
 _PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#e16f24",
             "#6e7781")
 
@@ -81,12 +85,14 @@ class TrainingPlotsPanel(QWidget):
         self.ratio_plot = _plot("update-to-parameter ratio", "‖Δw‖ / ‖w‖")
         self.norm_plot.setXLink(self.loss_plot)
         self.ratio_plot.setXLink(self.loss_plot)
+        self.plots = QBoxLayout(QBoxLayout.Direction.TopToBottom)
         for plot in (self.loss_plot, self.norm_plot, self.ratio_plot):
-            layout.addWidget(plot, 1)
+            self.plots.addWidget(plot, 1)
+        layout.addLayout(self.plots, 1)
 
         self.timer = QTimer(self)  # redraws while a run goes on, at the screen's rate
-        self.timer.setInterval(33)
-        self.timer.timeout.connect(lambda: self.redraw())
+        self.timer.setInterval(FRAME_MS)
+        self.timer.timeout.connect(self._tick)
         self._progressed.connect(self._show_progress)
         controller.state_changed.connect(self.refresh)
         busy = getattr(controller, "busy_changed", None)
@@ -102,7 +108,20 @@ class TrainingPlotsPanel(QWidget):
         self.progress.setFormat(f"%v / {n}")
         self.stop_button.setEnabled(True)
         self.timer.start()
-        self.controller.run_iterations(n, progress=self._progressed.emit)
+        self.controller.run_iterations(n, progress=self._progress_reporter())
+
+    def _progress_reporter(self):
+        """``progress(done, total)`` for the worker thread: at most one signal per frame, since
+        each crosses to the GUI thread and an iteration can take well under a millisecond."""
+        last = [0.0]
+
+        def progress(done: int, total: int) -> None:
+            now = time.perf_counter()
+            if done >= total or now - last[0] >= FRAME_MS / 1000:
+                last[0] = now
+                self._progressed.emit(done, total)
+
+        return progress
 
     def stop(self) -> None:
         self.controller.stop()
@@ -120,21 +139,36 @@ class TrainingPlotsPanel(QWidget):
             self.redraw()
 
     # ------------------------------------------------------------------ drawing
+    def _tick(self) -> None:
+        start = time.perf_counter()
+        if not self.redraw():
+            return
+        for plot in (self.loss_plot, self.norm_plot, self.ratio_plot):
+            plot.viewport().repaint()  # paint now, so that its cost is measured too
+        # The GUI thread shares the interpreter lock with the training: drawing may take at most
+        # about half the time, so a costly redraw (many iterations) stretches the interval.
+        spent_ms = (time.perf_counter() - start) * 1000
+        self.timer.setInterval(max(FRAME_MS, int(1.5 * spent_ms)))
+
     def refresh(self, *_args) -> None:
         view = point_view(self.controller, self.hub)
         if view is not None:
             self.names = pm.names_by_id(view.live)
+        base = self.palette().color(QPalette.ColorRole.Base)  # follows the window's theme
+        for plot in (self.loss_plot, self.norm_plot, self.ratio_plot):
+            plot.setBackground(base)
         self.redraw(force=True)
 
-    def redraw(self, force: bool = False) -> None:
+    def redraw(self, force: bool = False) -> bool:
+        """Draw the recorder's history if it changed (or ``force``); returns whether it drew."""
         if self.hub is None:
-            return
+            return False
         recorder = self.hub.recorder
         with recorder.lock:
             history = recorder.history
             drawn = (id(history), history.version)
             if drawn == self._drawn and not force:
-                return  # nothing new since the last frame
+                return False  # nothing new since the last frame
             self._drawn = drawn
             loss = np.array(history.loss, dtype=np.float64)
             norms = history.series(history.grad_norms, self.names)
@@ -147,6 +181,7 @@ class TrainingPlotsPanel(QWidget):
         last = f", loss {loss[-1]:.5g}" if len(loss) and np.isfinite(loss[-1]) else ""
         self.status.setText(f"{len(loss)} iterations{last}" if len(loss) else
                             "no backward() yet")
+        return True
 
     def _set(self, kind: str, plot: pg.PlotWidget, series: dict) -> None:
         item = plot.getPlotItem()
@@ -163,6 +198,13 @@ class TrainingPlotsPanel(QWidget):
             if len(xs) >= 50:
                 curve.setSymbol(None)
             curve.setData(xs, ys)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        # docked along the bottom the panel is wide and low: the plots go side by side
+        wide = self.width() > 2 * self.height()
+        self.plots.setDirection(QBoxLayout.Direction.LeftToRight if wide
+                                else QBoxLayout.Direction.TopToBottom)
+        super().resizeEvent(event)
 
     # ------------------------------------------------------------------ reading
     def csv_text(self) -> str:

@@ -59,11 +59,33 @@ def _make_roots(tensors, grad_tensors, *, what="output"):
     return roots, grads
 
 
-def _check_create_graph(create_graph) -> None:
-    if create_graph:
-        raise NotImplementedError(
-            "create_graph=True (higher-order gradients) is not supported by gradstep's engine yet"
-        )
+def _graph_roots(tensors, grad_tensors):
+    """Roots and their gradients as Tensors, for a backward pass that records itself."""
+    Tensor = _tensor_cls()
+    roots, grads = _make_roots(tensors, grad_tensors)
+    given = grad_tensors or ()
+    out = []
+    for i, g in enumerate(grads):
+        supplied = given[i] if i < len(given) else None
+        usable = isinstance(supplied, Tensor) and supplied._data.dtype == g.dtype
+        out.append(supplied if usable else Tensor._wrap(g))
+    return roots, out
+
+
+def _run_graph(tensors, grad_tensors, capture=None, accumulate=True):
+    from .higher_order import backward_graph_steps
+
+    roots, grads = _graph_roots(tensors, grad_tensors)
+    return _drain(_with_events(roots, backward_graph_steps(roots, grads, capture=capture,
+                                                           accumulate=accumulate)))
+
+
+def _drain(gen):
+    try:
+        while True:
+            next(gen)
+    except StopIteration as stop:
+        return stop.value
 
 
 def backward_steps(tensors, grad_tensors=None, retain_graph=None, inputs=None):
@@ -86,27 +108,33 @@ def _with_events(roots, gen, tensors=()):
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
              grad_variables=None):
-    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (``torch.autograd.backward``)."""
-    _check_create_graph(create_graph)
+    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (``autograd.backward``)."""
     if grad_tensors is None:
         grad_tensors = grad_variables
+    if create_graph and inputs is None:
+        _run_graph(_as_list(tensors), _as_list(grad_tensors))
+        return
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
         inputs = _as_list(inputs)
         if not inputs:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
-        return _backward_into(tensors, grad_tensors, retain_graph, inputs)
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        return _backward_into(tensors, grad_tensors, retain_graph, inputs, create_graph)
     # deque(maxlen=0) drains the generator in C: no Python loop around the steps.
     deque(backward_steps(tensors, grad_tensors, retain_graph=retain_graph), maxlen=0)
 
 
-def _backward_into(tensors, grad_tensors, retain_graph, inputs):
+def _backward_into(tensors, grad_tensors, retain_graph, inputs, create_graph=False):
     """``backward(inputs=...)``: gradients accumulate only into the listed tensors."""
-    grads = grad(tensors, inputs, grad_tensors, retain_graph=retain_graph, allow_unused=True)
+    grads = grad(tensors, inputs, grad_tensors, retain_graph=retain_graph, allow_unused=True,
+                 create_graph=create_graph)
     Tensor = _tensor_cls()
     for t, g in zip(inputs, grads):
         if g is None:
+            continue
+        if create_graph:  # the gradient keeps its graph; sums are out of place
+            t._grad = g if t._grad is None else t._grad + g
             continue
         if t._grad is None:
             t._grad = Tensor._wrap(g._data.copy())
@@ -117,7 +145,6 @@ def _backward_into(tensors, grad_tensors, retain_graph, inputs):
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of ``outputs`` with respect to ``inputs``, returned rather than accumulated."""
-    _check_create_graph(create_graph)
     Tensor = _tensor_cls()
     outputs = _as_list(outputs)
     inputs_list = _as_list(inputs)
@@ -131,12 +158,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     capture = {}
     for slot, t in enumerate(inputs_list):
         capture[edge(t)] = slot
-    gen = _steps(roots, grads, retain_graph=bool(retain_graph), capture=capture, accumulate=False)
-    try:
-        while True:
-            next(gen)
-    except StopIteration as stop:
-        captured = stop.value
+    if create_graph:
+        captured = _run_graph(outputs, grad_outputs, capture=capture, accumulate=False)
+    else:
+        captured = _drain(_steps(roots, grads, retain_graph=bool(retain_graph), capture=capture,
+                                 accumulate=False))
     result = []
     for t, g in zip(inputs_list, captured):
         if g is None:
@@ -149,6 +175,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     "used in the graph. Set allow_unused=True if this is the desired behavior."
                 )
             result.append(None)
+        elif create_graph:
+            result.append(g if g._data.dtype == t._data.dtype else g.to(t._data.dtype))
         else:
             result.append(Tensor._wrap(np.array(g, dtype=t._data.dtype, copy=True)))
     return tuple(result)

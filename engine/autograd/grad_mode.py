@@ -25,6 +25,12 @@ class _GradModeContext:
 
     _target: bool = True
 
+    def __new__(cls, *args, **kwargs):
+        # ``@torch.no_grad`` without parentheses decorates the function directly, as in PyTorch
+        if cls in (no_grad, enable_grad) and len(args) == 1 and callable(args[0]):
+            return cls()(args[0])
+        return super().__new__(cls)
+
     def __enter__(self):
         self._prev = state.enabled
         state.enabled = self._target

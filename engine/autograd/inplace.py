@@ -1,8 +1,9 @@
 """In-place writes (``add_``, ``x += 1``, ``x[0] = v``, ``zero_``...) and how they rewrite history.
 
 The tensor's memory is overwritten and its version counter bumped, so any node that saved the old
-value raises PyTorch's "modified by an inplace operation" error at backward. If a gradient must flow,
-the tensor's ``grad_fn`` becomes the op's node, whose first edge is the tensor's previous history.
+value raises PyTorch's "modified by an inplace operation" error at backward. If a gradient must
+flow, the tensor's ``grad_fn`` becomes the op's node, whose first edge is the tensor's previous
+history; written through a view, the view's base records it (``rebase_on_base``).
 """
 
 from __future__ import annotations
@@ -70,7 +71,9 @@ def apply_inplace(op, self, other=None, **params):
     if other is not None and not isinstance(other, Tensor) and not np.isscalar(other):
         other_t = Tensor._wrap(np.asarray(other))
         other = other_t
-    args = [self._data] if other is None else [self._data, other._data if other_t is not None else other]
+    args = [self._data]
+    if other is not None:
+        args.append(other._data if other_t is not None else other)
     dt = result_type(*args) if op.promote else self._data.dtype
     if op.name == "div" and dt.kind != "f":
         dt = np.dtype(np.float32)
@@ -78,7 +81,8 @@ def apply_inplace(op, self, other=None, **params):
         dt.kind == "f" and self._data.dtype.kind != "f"
     ):
         raise RuntimeError(
-            f"result type {_title(dt)} can't be cast to the desired output type {_title(self._data.dtype)}"
+            f"result type {_title(dt)} can't be cast to the desired output type "
+            f"{_title(self._data.dtype)}"
         )
     if other_t is not None and other_t.shape != self.shape:
         try:
@@ -87,17 +91,27 @@ def apply_inplace(op, self, other=None, **params):
             target = None
         if target != self._data.shape:
             raise RuntimeError(
-                f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
+                f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the "
+                "broadcast "
                 f"shape [{', '.join(map(str, target or other_t.shape))}]"
             )
-    cast = [a.astype(dt, copy=False) if isinstance(a, np.ndarray) else np.asarray(a, dtype=dt) for a in args]
+    cast = [a.astype(dt, copy=False) if isinstance(a, np.ndarray) else np.asarray(a, dtype=dt)
+            for a in args]
     out = op.forward(*cast, **params) if params else op.forward(*cast)
     needs = grad_state.enabled and op.vjps is not None and (
         self.requires_grad or (other_t is not None and other_t.requires_grad)
     )
     node = None
     if needs:
-        old = Tensor._wrap(self._data.copy()) if "x" in op.saves else None
+        old = None
+        if "x" in op.saves:
+            # the value before the write, as a clone that keeps self's history (PyTorch saves
+            # ``original_self`` so): a first backward only reads it, a second one differentiates
+            old = Tensor._wrap(self._data.copy())
+            if self._requires_grad:  # a hidden node: not announced, reachable only from here
+                old.grad_fn = Node(OPS["clone"], {}, (edge(self),),
+                                   ((self._data.shape, self._data.dtype),), None, None, None)
+                old._requires_grad = True
         saved = None
         if op.saves and ("x" in op.saves or "y" in op.saves):
             saved = (old, other_t if "y" in op.saves else None)
@@ -105,7 +119,9 @@ def apply_inplace(op, self, other=None, **params):
                 saved = (old, Tensor._wrap(cast[1]))
             if other is None:
                 saved = saved[:1]  # one argument: the rule's parameters follow ``x`` directly
-        next_functions = (edge(self),) + (() if other is None else (edge(other_t) if other_t is not None else (None, 0),))
+        next_functions = (edge(self),)
+        if other is not None:
+            next_functions += (edge(other_t) if other_t is not None else (None, 0),)
         meta = tuple((a.shape, a.dtype) for a in cast)
         meta = (( self._data.shape, self._data.dtype),) + meta[1:]
         node = Node(op, params, next_functions, meta, saved, None, None)
@@ -114,7 +130,8 @@ def apply_inplace(op, self, other=None, **params):
     if node is not None:
         if "r" in op.saves:
             node.ans = self._data
-            node.ans_version = (self._version, self._version.value, self._data.shape, self._data.dtype)
+            node.ans_version = (self._version, self._version.value, self._data.shape,
+                                self._data.dtype)
         if _rebases(self):
             node = rebase_on_base(self, node, self._data)
         self.grad_fn = node
@@ -181,14 +198,22 @@ def _rebases(t) -> bool:
 
 def flat_positions(base: np.ndarray, region: np.ndarray):
     """The flat (C-order) positions in ``base`` of each element of ``region``, a numpy view into
-    it; None when ``base`` is not C-contiguous (no flat order to speak of)."""
-    if not base.flags.c_contiguous:
+    it; None when ``base`` has gaps in memory (then no layout-alike index array exists)."""
+    # An index array laid out in memory as ``base`` is (C, Fortran or any dense order), holding
+    # each element's C-order position; read through the region's offset and strides.
+    if not np.shares_memory(base, region):
+        return None
+    logical = np.empty_like(base, dtype=np.int64)
+    logical[...] = np.arange(base.size, dtype=np.int64).reshape(base.shape)
+    scale = logical.itemsize / base.itemsize
+    if tuple(int(st * scale) for st in base.strides) != logical.strides:
+        return None
+    memory = logical.ravel(order="K")  # in memory order: a view of ``logical`` when dense
+    if not np.shares_memory(memory, logical) or any(st < 0 for st in base.strides):
         return None
     start = region.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    positions = np.arange(base.size, dtype=np.int64)
-    scale = positions.itemsize / base.itemsize
+    first = memory[start // base.itemsize:]
     strides = tuple(int(st * scale) for st in region.strides)
-    first = positions[start // base.itemsize:]
     return np.lib.stride_tricks.as_strided(first, region.shape, strides).copy()
 
 
@@ -213,7 +238,7 @@ class _CopySlicesOp:
             gi = rule(region_grad, ans, *args, **params)
             if i:
                 return gi
-            out = np.array(g, copy=True)
+            out = g.copy()
             out.reshape(-1)[positions] = np.broadcast_to(gi, positions.shape)
             return out
 
@@ -231,8 +256,8 @@ def rebase_on_base(view, node, region):
     positions = flat_positions(base._data, region)
     if positions is None:
         raise RuntimeError(
-            "gradstep supports in-place writes into a view only when the view's base is "
-            "contiguous; write into a copy instead (for example y = y.clone())"
+            "gradstep supports in-place writes into a view only when the view's base is dense "
+            "in memory; write into a copy instead (for example y = y.clone())"
         )
     node.op = _CopySlicesOp(node.op, positions)
     node.next_functions = (edge(base),) + tuple(node.next_functions[1:])

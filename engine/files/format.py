@@ -130,11 +130,16 @@ class RecordedEdge(_ExactEquality):
 
 @dataclass(eq=False)
 class Recorded(_ExactEquality):
-    """A graph recorded from real PyTorch: nodes, edges and the ids of its leaf tensors."""
+    """A graph recorded from real PyTorch: nodes, edges and the ids of its leaf tensors.
+
+    ``iterations`` holds what a recording session saw at the end of each training iteration
+    (named tensors with their grads, ``loss``, optimizer state), oldest first.
+    """
 
     nodes: list[RecordedNode] = field(default_factory=list)
     edges: list[RecordedEdge] = field(default_factory=list)
     leaves: list[str] = field(default_factory=list)
+    iterations: list[SavedState] = field(default_factory=list)
 
 
 @dataclass(eq=False)

@@ -8,20 +8,19 @@ from __future__ import annotations
 
 import json
 
-from .codec import encode_array
+from .codec import LIST_ENCODING_MAX, encode_array
 from .format import FORMAT_NAME, FORMAT_VERSION, GraphFile, Recorded, SavedState
 from .lines import line_count
 
 
-def _optional_array(array):
-    return None if array is None else encode_array(array)
+def _state_json(state: SavedState, list_max: int = LIST_ENCODING_MAX) -> dict:
+    def array(a):
+        return None if a is None else encode_array(a, list_max=list_max)
 
-
-def _state_json(state: SavedState) -> dict:
     return {
         "iteration": state.iteration,
         "tensors": {
-            name: {"value": encode_array(t.value), "grad": _optional_array(t.grad),
+            name: {"value": array(t.value), "grad": array(t.grad),
                    "requires_grad": t.requires_grad}
             for name, t in state.tensors.items()
         },
@@ -29,7 +28,7 @@ def _state_json(state: SavedState) -> dict:
             name: {
                 "type": opt.type,
                 "param_groups": opt.param_groups,
-                "state": {p: {k: encode_array(v) if hasattr(v, "dtype") and hasattr(v, "shape")
+                "state": {p: {k: array(v) if hasattr(v, "dtype") and hasattr(v, "shape")
                               else v for k, v in entry.items()}
                           for p, entry in opt.state.items()},
             }
@@ -38,21 +37,34 @@ def _state_json(state: SavedState) -> dict:
     }
 
 
+# A recorded graph holds thousands of activation-sized arrays nobody reads by eye: decimal lists
+# cost seconds to write and read back, base64 milliseconds.
+RECORDED_LIST_MAX = 64
+
+
+def _recorded_array(array):
+    return None if array is None else encode_array(array, list_max=RECORDED_LIST_MAX)
+
+
 def _recorded_json(recorded: Recorded) -> dict:
     nodes = []
     for n in recorded.nodes:
         node = {"id": n.id, "kind": n.kind, "label": n.label, "attrs": n.attrs}
         if n.value is not None:
-            node["value"] = encode_array(n.value)
+            node["value"] = _recorded_array(n.value)
         if n.grad is not None:
-            node["grad"] = encode_array(n.grad)
+            node["grad"] = _recorded_array(n.grad)
         nodes.append(node)
-    return {
+    doc = {
         "nodes": nodes,
-        "edges": [{"source": e.source, "target": e.target, "grad": _optional_array(e.grad)}
+        "edges": [{"source": e.source, "target": e.target, "grad": _recorded_array(e.grad)}
                   for e in recorded.edges],
         "leaves": list(recorded.leaves),
     }
+    if recorded.iterations:
+        doc["iterations"] = [_state_json(state, RECORDED_LIST_MAX)
+                             for state in recorded.iterations]
+    return doc
 
 
 def _lines_in_script(items, n_lines: int):

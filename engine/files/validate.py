@@ -33,7 +33,7 @@ VIEW_FIELDS = ("positions", "folded", "zoom", "center")
 STATE_FIELDS = ("iteration", "tensors", "optimizers")
 TENSOR_FIELDS = ("value", "grad", "requires_grad")
 OPTIMIZER_FIELDS = ("type", "param_groups", "state")
-RECORDED_FIELDS = ("nodes", "edges", "leaves")
+RECORDED_FIELDS = ("nodes", "edges", "leaves", "iterations")
 RECORDED_NODE_FIELDS = ("id", "kind", "label", "attrs", "value", "grad")
 RECORDED_EDGE_FIELDS = ("source", "target", "grad")
 NODE_KINDS = ("tensor", "function", "accumulate")
@@ -268,17 +268,17 @@ class _Reader:
             out[self.script_line(int(key), path, n_lines)] = self.str(text, path)
         return out
 
-    def state(self, value) -> SavedState:
-        self.obj(value, "state", STATE_FIELDS, ("tensors",))
+    def state(self, value, path: str = "state") -> SavedState:
+        self.obj(value, path, STATE_FIELDS, ("tensors",))
         tensors = {}
-        for name, item in self.obj(value["tensors"], "state.tensors").items():
-            tensors[self.str(name, child("state.tensors", name), nonempty=True)] = self.tensor(
-                item, child("state.tensors", name))
+        for name, item in self.obj(value["tensors"], f"{path}.tensors").items():
+            tensors[self.str(name, child(f"{path}.tensors", name), nonempty=True)] = self.tensor(
+                item, child(f"{path}.tensors", name))
         optimizers = {
-            name: self.optimizer(item, child("state.optimizers", name), tensors)
-            for name, item in self.obj(value.get("optimizers", {}), "state.optimizers").items()
+            name: self.optimizer(item, child(f"{path}.optimizers", name), tensors)
+            for name, item in self.obj(value.get("optimizers", {}), f"{path}.optimizers").items()
         }
-        return SavedState(self.int(value.get("iteration", 0), "state.iteration", minimum=0),
+        return SavedState(self.int(value.get("iteration", 0), f"{path}.iteration", minimum=0),
                           tensors, optimizers)
 
     def tensor(self, value, path: str) -> SavedTensor:
@@ -361,7 +361,9 @@ class _Reader:
                 raise GraphFileError(f"{describe(leaf)} is not the id of a tensor node",
                                      field=path)
             leaves.append(leaf)
-        return Recorded(nodes, edges, leaves)
+        iterations = [self.state(item, f"recorded.iterations[{i}]") for i, item in
+                      enumerate(self.list(value.get("iterations", []), "recorded.iterations"))]
+        return Recorded(nodes, edges, leaves, iterations)
 
 
 def graph_file_from_json(doc, limits: ReadLimits = DEFAULT_LIMITS) -> GraphFile:

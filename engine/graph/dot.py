@@ -33,9 +33,7 @@ def to_dot(graph: nx.DiGraph, name: str = "gradstep") -> str:
     for node_id, attrs in graph.nodes(data=True):
         statement = f"{_quote(node_id)} [label={_quote(_node_label(attrs))}, {_style(attrs)}];"
         group = attrs.get("group")
-        if group and attrs.get("kind") != "group":
-            clusters.setdefault(group, []).append(statement)
-        elif group:
+        if group:
             clusters.setdefault(group, []).append(statement)
         else:
             lines.append("  " + statement)

@@ -93,10 +93,10 @@ def layout(graph: nx.DiGraph, previous: Layout | None = None) -> Layout:
     if previous is not None and previous.signature == signature:
         return previous
     with collector_paused():
-        return _layout(graph, signature, previous)
+        return _layout(graph, signature)
 
 
-def _layout(graph: nx.DiGraph, signature: tuple, previous: Layout | None) -> Layout:
+def _layout(graph: nx.DiGraph, signature: tuple) -> Layout:
     ids = list(graph.nodes)
     index = {node_id: i for i, node_id in enumerate(ids)}
     edge_list = [(u, v) for u, nbrs in graph.adjacency() for v in nbrs if u != v]
@@ -106,14 +106,19 @@ def _layout(graph: nx.DiGraph, signature: tuple, previous: Layout | None) -> Lay
 
     layer, reversed_edges = assign_layers(n, src, dst)
     proper = make_proper(n, layer, src, dst, reversed_edges)
-    ordering = _order(proper, ids, edge_list, previous)
+    # Creation order is the start: it is already good for autograd graphs, and a graph growing
+    # statement by statement keeps its old nodes' order, so the picture stays put. (Starting
+    # from the previous picture instead was tried: it kept more crossings and moved more x.)
+    ordering = Ordering(proper.layer, proper.seg_src, proper.seg_dst,
+                        _start_key(proper, np.arange(n, dtype=np.float64)))
+    ordering.reduce()
 
     box_width = np.full(proper.n, DUMMY_WIDTH)
     box_width[:n] = NODE_WIDTH
     x = assign_x(proper.layer, ordering.pos, proper.seg_src, proper.seg_dst, proper.chain,
                  box_width, NODE_GAP)
     if proper.n:
-        x = x - (x[:n].min() - NODE_WIDTH / 2 if n else 0.0)
+        x = x - (x - box_width / 2).min()  # the drawing starts at x = 0
     y = proper.layer * LAYER_SPACING + NODE_HEIGHT / 2
 
     positions = dict(zip(ids, zip(x[:n].tolist(), y[:n].tolist())))
@@ -123,73 +128,12 @@ def _layout(graph: nx.DiGraph, signature: tuple, previous: Layout | None) -> Lay
         layers=layers,
         order=order,
         crossings=ordering.crossings,
-        initial_crossings=ordering.creation_crossings,
+        initial_crossings=ordering.initial_crossings,
         edges=_polylines(edge_list, reversed_edges, proper, x, y),
         groups=_group_boxes(graph, positions),
         size=_size(x[:n], y[:n]),
         signature=signature,
     )
-
-
-def _order(proper: ProperGraph, ids: list, edge_list: list, previous: Layout | None) -> Ordering:
-    """Crossing reduction from creation order, or from the previous picture when there is one.
-
-    Starting from the previous layout, and reordering only the layers that gained a node or an
-    edge, keeps what the user saw in place while the graph grows statement by statement. Should
-    that end with more crossings than creation order had, the reduction also runs from creation
-    order and the better result wins.
-    """
-    n = proper.n_real
-    creation = Ordering(proper.layer, proper.seg_src, proper.seg_dst,
-                        _start_key(proper, np.arange(n, dtype=np.float64)))
-    creation.creation_crossings = creation.initial_crossings
-    if previous is None or not previous.positions:
-        creation.reduce()
-        return creation
-    kept = Ordering(proper.layer, proper.seg_src, proper.seg_dst,
-                    _start_key(proper, _previous_key(ids, proper, previous)))
-    kept.creation_crossings = creation.initial_crossings
-    kept.reduce(movable=_touched_layers(proper, ids, edge_list, previous))
-    if kept.crossings <= creation.initial_crossings:
-        return kept
-    creation.reduce()
-    return kept if kept.crossings <= creation.crossings else creation
-
-
-def _touched_layers(proper: ProperGraph, ids: list, edge_list: list, previous: Layout) -> np.ndarray:
-    """Layers holding a node that is new or changed layer, or a part of a new edge."""
-    n = proper.n_real
-    touched = np.zeros(int(proper.layer.max()) + 1 if proper.n else 0, dtype=bool)
-    old = previous.order
-    layer = proper.layer
-    real = layer[:n].tolist()
-    touched[[li for node_id, li in zip(ids, real)
-             if node_id not in old or old[node_id][0] != li]] = True
-    new_edges = np.array([edge not in previous.edges for edge in edge_list], dtype=bool)
-    if new_edges.any():
-        touched[layer[proper.upper[new_edges]]] = True
-        touched[layer[proper.lower[new_edges]]] = True
-        dummies = proper.chain[n:]
-        touched[layer[n:][new_edges[dummies]]] = True
-    return touched
-
-
-def _previous_key(ids: list, proper: ProperGraph, previous: Layout) -> np.ndarray:
-    """Each node's x in the previous layout; a new node takes its known neighbours' mean x, or
-    goes to the right if it has none (ties keep creation order)."""
-    n = proper.n_real
-    old = previous.positions
-    key = np.array([old[i][0] if i in old else np.nan for i in ids], dtype=np.float64)
-    new = np.isnan(key)
-    if new.any():
-        ends = np.concatenate([proper.upper, proper.lower])
-        others = np.concatenate([proper.lower, proper.upper])
-        known = ~new[others]
-        total = np.bincount(ends[known], weights=key[others[known]], minlength=n)
-        count = np.bincount(ends[known], minlength=n)
-        right = (np.nanmax(key) if (~new).any() else 0.0) + NODE_WIDTH
-        key[new] = np.where(count[new] > 0, total[new] / np.maximum(count[new], 1), right)
-    return key
 
 
 def _start_key(proper: ProperGraph, real_key: np.ndarray) -> np.ndarray:

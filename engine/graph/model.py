@@ -20,10 +20,9 @@ import numpy as np
 
 from ..autograd.node import AccumulateGrad
 from .collector import collector_paused
+from .groups import infer_groups
 from .ids import PathId, label_of, tensor_id
 from .names import NamedTensor, named_tensors
-
-ACCUMULATE_NAME = "torch::autograd::AccumulateGrad"
 
 
 def build_graph(
@@ -145,8 +144,10 @@ class _Builder:
             items.append((key, tie, node_id, self._tensor_attrs(t, entry.name, entry)))
             tie += 1
         items.sort(key=lambda item: (item[0], item[1]))
+        nodes = [(node_id, attrs) for _, _, node_id, attrs in items]
+        infer_groups(nodes, edges)
         graph = nx.DiGraph(backward_steps=len(self.steps))
-        graph.add_nodes_from((node_id, attrs) for _, _, node_id, attrs in items)
+        graph.add_nodes_from(nodes)
         graph.add_edges_from(edges)
         return graph
 
@@ -206,7 +207,8 @@ class _Builder:
 
     def _function_attrs(self, fn) -> dict:
         attrs = self._common_attrs(fn)
-        attrs.update(kind="function", sequence_nr=fn.sequence_nr, saved=_saved(fn), freed=fn.freed)
+        attrs.update(kind="function", sequence_nr=fn.sequence_nr, saved=_saved(fn), freed=fn.freed,
+                     inputs=len(fn.next_functions))
         return attrs
 
     def _accumulate_attrs(self, acc, leaf_id: str) -> dict:

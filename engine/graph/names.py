@@ -18,6 +18,9 @@ MAX_DEPTH = 3
 MAX_ITEMS = 10_000
 """Items looked at per container: a list of a million floats is data, not tensors to draw."""
 
+MAX_VISITS = 200_000
+"""Values looked at in all: nested containers must not make a pause slow."""
+
 
 @dataclass
 class NamedTensor:
@@ -32,18 +35,22 @@ class NamedTensor:
 def named_tensors(namespace: dict) -> list[NamedTensor]:
     """The tensors reachable by name from ``namespace``, each once, in the namespace's order.
 
-    A tensor bound to several names is drawn under the first plain name it has (``w`` before
-    ``model.fc.weight``), and keeps the group of any module it is a parameter of.
+    A tensor bound to several names is drawn under the first one found in the namespace's order
+    (the others become its ``aliases``) and keeps the group of any module it is a parameter of.
     """
     found: dict[int, NamedTensor] = {}
-    for name, value in namespace.items():
-        if name.startswith("__"):
+    budget = [MAX_VISITS]
+    for name, value in list(namespace.items()):
+        if not isinstance(name, str) or name.startswith("__"):
             continue
-        _visit(name, value, None, found, 0)
+        _visit(name, value, None, found, 0, budget)
     return list(found.values())
 
 
-def _visit(name: str, value, group, found: dict, depth: int) -> None:
+def _visit(name: str, value, group, found: dict, depth: int, budget: list) -> None:
+    budget[0] -= 1
+    if budget[0] < 0:
+        return
     if isinstance(value, Tensor):
         _add(name, value, group, found)
     elif isinstance(value, (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType)):
@@ -51,14 +58,14 @@ def _visit(name: str, value, group, found: dict, depth: int) -> None:
     elif isinstance(value, (list, tuple)):
         if depth < MAX_DEPTH:
             for i, item in enumerate(value[:MAX_ITEMS]):
-                _visit(f"{name}[{i}]", item, group, found, depth + 1)
+                _visit(f"{name}[{i}]", item, group, found, depth + 1, budget)
     elif isinstance(value, dict):
         if depth < MAX_DEPTH:
             for i, (key, item) in enumerate(value.items()):
                 if i >= MAX_ITEMS:
                     break
                 if isinstance(key, (str, int)):
-                    _visit(f"{name}[{key!r}]", item, group, found, depth + 1)
+                    _visit(f"{name}[{key!r}]", item, group, found, depth + 1, budget)
     elif callable(getattr(value, "named_parameters", None)):
         _visit_module(name, value, found)
 

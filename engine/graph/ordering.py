@@ -15,7 +15,7 @@ import numpy as np
 
 from .crossings import count_crossings
 
-WORK_BUDGET = 2_000_000
+WORK_BUDGET = 1_500_000
 """Segment visits allowed for crossing reduction: enough rounds for small graphs to settle,
 a bounded number of rounds for huge ones."""
 
@@ -57,10 +57,8 @@ class Ordering:
         self.pos = np.empty(len(layer), dtype=np.int64)
         self.pos[self.seq] = self.slot_rank
         self._pairs: dict = {}
-        self.movable = None
         self.pair_crossings = self._count(self.pos, np.ones(self.n_layers, dtype=bool))
         self.initial_crossings = int(self.pair_crossings.sum())
-        self.creation_crossings = self.initial_crossings  # set by the caller when not the start
 
     @property
     def crossings(self) -> int:
@@ -73,12 +71,8 @@ class Ordering:
                                   pos[self.lower[take]], self.n_layers)
         return counted
 
-    def reduce(self, work_budget: int = WORK_BUDGET, movable: np.ndarray | None = None) -> None:
-        """Run rounds of the schedule until the crossings stop falling or the budget is spent.
-
-        ``movable`` (a mask over layers) limits reordering to those layers.
-        """
-        self.movable = movable
+    def reduce(self, work_budget: int = WORK_BUDGET) -> None:
+        """Run rounds of the schedule until the crossings stop falling or the budget is spent."""
         if self.n_layers < 2 or len(self.upper) == 0:
             return
         rounds = min(MAX_ROUNDS, max(2, work_budget // max(1, 4 * len(self.upper))))
@@ -108,10 +102,7 @@ class Ordering:
         candidate[cand_seq] = self.slot_rank
         changed = np.zeros(self.n_layers, dtype=bool)
         changed[self.seq_layer[moved]] = True
-        if self.movable is not None:
-            changed &= self.movable
-            if not changed.any():
-                return
+
         pairs = changed.copy()  # pair l joins layers l and l + 1
         pairs[:-1] |= changed[1:]
         new = self._count(candidate, pairs)

@@ -143,36 +143,59 @@ def _as_tensor(x):
     return tensor(x)
 
 
+def _elementwise_loss_args(input, target, size_average, reduce, reduction):
+    target = _as_tensor(target)
+    _warn_size(input, target, stacklevel=4)
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    input, target = _broadcast_pair(input, target)
+    return input, target, reduction
+
+
+def _weighted_loss(errors, input, weight, reduction):
+    """PyTorch's Python path for a weighted mse/l1 loss: ``errors * weight``, then reduced (the
+    mean divides by the sum of the weights)."""
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    weighted = errors * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return api.sum(weighted)
+    if reduction == "mean":
+        return api.sum(weighted) / api.sum(weight)
+    raise ValueError(
+        f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'."
+    )
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
              weight=None):
-    """Mean squared error (``MseLossBackward0``)."""
-    target = _as_tensor(target)
-    _warn_size(input, target)
-    reduction = _reduction(reduction, size_average, reduce)
+    """Mean squared error (``MseLossBackward0``; composed ops when ``weight`` is given)."""
+    input, target, reduction = _elementwise_loss_args(input, target, size_average, reduce,
+                                                      reduction)
     if weight is not None:
-        raise NotImplementedError("gradstep: mse_loss(weight=...) is not supported")
-    input, target = _broadcast_pair(input, target)
-    return apply(OPS["mse_loss"], input, target, reduction=reduction)
+        return _weighted_loss(api.pow(input - target, 2), input, weight, reduction)
+    return apply(OPS["mse_loss"], input, target, reduction=_reduction(reduction))
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
             weight=None):
     """Mean absolute error, composed as PyTorch does: ``(input - target).abs()`` then reduced."""
-    target = _as_tensor(target)
-    _warn_size(input, target)
-    reduction = _reduction(reduction, size_average, reduce)
+    input, target, reduction = _elementwise_loss_args(input, target, size_average, reduce,
+                                                      reduction)
+    errors = api.abs(input - target)
     if weight is not None:
-        raise NotImplementedError("gradstep: l1_loss(weight=...) is not supported")
-    input, target = _broadcast_pair(input, target)
-    loss = api.abs(input - target)
+        return _weighted_loss(errors, input, weight, reduction)
+    reduction = _reduction(reduction)
     if reduction == "mean":
-        return loss.mean()
+        return errors.mean()
     if reduction == "sum":
-        return loss.sum()
-    return loss
+        return errors.sum()
+    return errors
 
 
-def _check_class_target(input, target, weight):
+def _check_class_target(target):
     if target._data.dtype.name not in ("int64", "uint8"):
         raise RuntimeError(
             f"expected target dtype to be Long or Byte, but got {_dtype_title(target)}"
@@ -185,10 +208,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index: int = 
     reduction = _reduction(reduction, size_average, reduce)
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
-    if input.ndim != 1 and input.shape[0] != target.shape[0]:
+    target_batch = target.shape[0] if target.ndim else 0
+    if input.ndim != 1 and input.shape[0] != target_batch:
         raise ValueError(
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-            f"({target.shape[0]})."
+            f"({target_batch})."
         )
     if input.ndim <= 2:
         return _nll_loss_1d_2d(input, target, weight, reduction, ignore_index)
@@ -223,7 +247,7 @@ def _check_targets_in_range(target, n_classes, ignore_index) -> np.ndarray:
 def _nll_loss_1d_2d(input, target, weight, reduction, ignore_index):
     if target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    _check_class_target(input, target, weight)
+    _check_class_target(target)
     no_batch = input.ndim == 1 and target.ndim == 0
     if not no_batch and input.shape[0] != target.shape[0]:
         raise RuntimeError(
@@ -256,7 +280,7 @@ def _nll_loss_spatial(input, target, weight, reduction, ignore_index):
         raise RuntimeError(
             f"Expected target size {_list_text(out_size)}, got {_list_text(target.shape)}"
         )
-    _check_class_target(input, target, weight)
+    _check_class_target(target)
     w = _class_weights(input, weight)
     t = _check_targets_in_range(target, c, ignore_index)
     x = input
@@ -352,9 +376,26 @@ def _cross_entropy_probabilities(input, target, weight, reduction, class_dim):
     return apply(OPS["div_scalar"], -terms.sum(), other=batch)
 
 
-def _check_bce_weight(input, weight):
+def _check_bce_weight(input, weight, fused=True):
+    """The weight as an array of the input's shape. ``binary_cross_entropy`` broadcasts it inside
+    its kernel (and says so when it cannot); the logits version multiplies, as ``loss * weight``."""
     if weight is None:
         return None
+    if not fused:
+        api._check_broadcast(input, weight)
+    elif weight.ndim > input.ndim:
+        raise RuntimeError(
+            f"output with shape {_list_text(input.shape)} doesn't match the broadcast shape "
+            f"{_list_text(np.broadcast_shapes(weight.shape, input.shape))}"
+        )
+    else:
+        for k in range(1, weight.ndim + 1):
+            if weight.shape[-k] not in (1, input.shape[-k]):
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {weight.shape[-k]} at {-k}! "
+                    f"Mismatching argument at index 1 had {weight.shape}; but expected shape "
+                    f"should be broadcastable to {_list_text(input.shape)}"
+                )
     return np.broadcast_to(weight._data, np.broadcast_shapes(weight.shape, input.shape)) \
         .astype(input._data.dtype, copy=False)
 
@@ -393,7 +434,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
             f"result type {_dtype_title(input)} can't be cast to the desired output type "
             f"{_dtype_title(target)}"
         )
-    w = _check_bce_weight(input, weight)
+    w = _check_bce_weight(input, weight, fused=False)
     pw = None
     if pos_weight is not None:
         pw = np.asarray(pos_weight._data, dtype=input._data.dtype)

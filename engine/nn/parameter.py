@@ -27,9 +27,8 @@ class Parameter(Tensor):
         if data is None:
             data = Tensor._wrap(np.zeros((0,), dtype=np.float32))
         if not isinstance(data, Tensor):
-            raise TypeError(
-                f"Parameter.__new__ expected a Tensor as data, but got {type(data).__name__}"
-            )
+            # what PyTorch's Parameter raises when it tries to detach a non-tensor
+            raise AttributeError(f"'{type(data).__name__}' object has no attribute 'detach'")
         if requires_grad and data._data.dtype.kind != "f":
             raise RuntimeError(
                 "Only Tensors of floating point and complex dtype can require gradients"

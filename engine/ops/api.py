@@ -42,7 +42,11 @@ def _norm_dim(dim, ndim):
 
 def _norm_dims(dim, ndim):
     if isinstance(dim, (tuple, list)):
-        return tuple(_norm_dim(d, ndim) for d in dim)
+        dims = tuple(_norm_dim(d, ndim) for d in dim)
+        for i, d in enumerate(dims):
+            if d in dims[:i]:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        return dims
     return _norm_dim(dim, ndim)
 
 
@@ -468,11 +472,19 @@ def matmul(input, other):
     m1 = a.shape[-1]
     m2 = b.shape[-2] if db > 1 else b.shape[0]
     p = b.shape[-1] if db > 1 else 1
+    if da == 3 and db == 3 and a.shape[0] != b.shape[0]:
+        # a broadcast batch of one that requires grad goes through the fold instead
+        if a.shape[0] == 1 and a.requires_grad:
+            return matmul(squeeze(a, 0), b)
+        if b.shape[0] == 1 and b.requires_grad:
+            return matmul(a, squeeze(b, 0))
     batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
     size = int(np.prod(batch))
     a3 = reshape(expand(a, *batch, n, m1), (size, n, m1))
-    b_exp = expand(b, *batch, m2) if db == 1 else expand(b, *batch, m2, p)
-    b3 = reshape(unsqueeze(b_exp, -1) if db == 1 else b_exp, (size, m2, p))
+    if db == 1:
+        b3 = unsqueeze(reshape(expand(b, *batch, m2), (size, m2)), 2)
+    else:
+        b3 = reshape(expand(b, *batch, m2, p), (size, m2, p))
     out = apply(OPS["bmm"], a3, b3)
     if db == 1:
         out = squeeze(out, -1)

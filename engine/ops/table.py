@@ -134,7 +134,7 @@ def _clamp_grad(g, ans, x, min=None, max=None):  # noqa: A002
 
 
 def _index_backward(g, ans, x, index, shape):
-    out = np.zeros(shape, dtype=g.dtype)
+    out = np.zeros_like(g, shape=shape)  # zeros_like, so higher-order backward can trace it
     np.add.at(out, index, g)
     return out
 
@@ -203,13 +203,15 @@ row("where", "WhereBackward0", lambda cond, x, y: np.where(cond, x, y),
     saves="x", roles=("condition", "self", "other"), inputs=(1, 2))
 
 # -- reductions ------------------------------------------------------------------------------------
-row("sum", "SumBackward0", lambda x, shape, dtype=None: np.sum(x, dtype=_sum_dtype(x) if dtype is None else dtype),
+row("sum", "SumBackward0",
+    lambda x, shape, dtype=None: np.sum(x, dtype=_sum_dtype(x) if dtype is None else dtype),
     lambda g, ans, x, shape, dtype=None: np.broadcast_to(g, shape))
 row("sum_dim", "SumBackward1",
     lambda x, dim, keepdim, shape, dtype=None: np.sum(
         x, axis=dim, keepdims=keepdim, dtype=_sum_dtype(x) if dtype is None else dtype),
     lambda g, ans, x, dim, keepdim, shape, dtype=None: _expand_reduced(g, shape, dim, keepdim))
-row("mean", "MeanBackward0", lambda x, shape, dtype=None: np.mean(x, dtype=x.dtype if dtype is None else dtype),
+row("mean", "MeanBackward0",
+    lambda x, shape, dtype=None: np.mean(x, dtype=x.dtype if dtype is None else dtype),
     lambda g, ans, x, shape, dtype=None: np.broadcast_to(g / _count(shape, None), shape))
 row("mean_dim", "MeanBackward1",
     lambda x, dim, keepdim, shape, dtype=None: np.mean(
@@ -256,7 +258,8 @@ row("transpose", "TransposeBackward0", lambda x, dim0, dim1: np.swapaxes(x, dim0
 row("t", "TBackward0", lambda x: x.T, lambda g, ans, x: g.T, view=True)
 row("permute", "PermuteBackward0", lambda x, dims: np.transpose(x, dims),
     lambda g, ans, x, dims: _unpermute(g, dims), view=True)
-row("squeeze", "SqueezeBackward0", lambda x, src_shape: x.reshape(tuple(n for n in src_shape if n != 1)),
+row("squeeze", "SqueezeBackward0",
+    lambda x, src_shape: x.reshape(tuple(n for n in src_shape if n != 1)),
     lambda g, ans, x, src_shape: g.reshape(src_shape), view=True)
 row("squeeze_dim", "SqueezeBackward1", lambda x, dim, src_shape: x.reshape(
         tuple(n for i, n in enumerate(src_shape) if i != dim or n != 1)),
@@ -295,7 +298,7 @@ nondiff("argmax", lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keep
 nondiff("argmin", lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim))
 
 
-# -- piecewise constant and modular ops: PyTorch records them; their gradient is zero or g -----------
+# -- piecewise constant and modular ops: PyTorch records them; their gradient is zero or g ---------
 for _name, _fn in {"sign": np.sign, "floor": np.floor, "ceil": np.ceil, "round": np.round,
                    "trunc": np.trunc}.items():
     row(_name, _name.capitalize() + "Backward0", _fn, lambda g, ans, x: np.zeros_like(g))
@@ -396,8 +399,8 @@ row("index_put", "IndexPutBackward0", None,
 
 
 def _scatter_flat(g, positions, shape):
-    out = np.zeros(shape, dtype=g.dtype)
-    np.add.at(out.reshape(-1), positions, g)
+    out = np.zeros_like(g, shape=shape)
+    np.add.at(out, np.unravel_index(positions, shape), g)  # into ``out`` itself (traceable)
     return out
 
 
@@ -463,7 +466,7 @@ def _nll_grad(g, ans, x, target, weight, reduction, ignore_index):
     moved, safe, w = _nll_weights(x, target, weight, ignore_index)
     if reduction == "mean":
         g = g / np.sum(w, dtype=x.dtype)
-    out = np.zeros(moved.shape, x.dtype)
+    out = np.zeros_like(moved)  # zeros_like, so higher-order backward can trace it
     np.put_along_axis(out, safe[..., None], (-w * g)[..., None].astype(x.dtype), -1)
     return out if x.ndim == 1 else np.moveaxis(out, -1, 1)
 

@@ -21,8 +21,8 @@ from .guards import check_binop, check_elements, check_expanded_size, check_leng
 from .modules import ENGINE_MODULES, ModuleProxy, proxy_for
 from .objects import SafeIterator, ScriptFunction, SuperProxy
 from .safety import (
-    DENIED_TYPES, DENIED_VALUE_ATTRS, NODE_ATTRS, NUMPY_ATTRS, TENSOR_SETTABLE, check_callable,
-    is_engine_type,
+    DENIED_CONSTRUCTORS, DENIED_TYPES, DENIED_VALUE_ATTRS, NODE_ATTRS, NUMPY_ATTRS,
+    READABLE_DUNDER_ATTRS, TENSOR_SETTABLE, check_callable, is_engine_type,
 )
 
 _PLAIN = frozenset({int, float, bool, str, type(None), tuple, list, dict})
@@ -38,7 +38,7 @@ _SCRIPT_NAME_OF = {real: name for name, real in ENGINE_MODULES.items()}
 class AccessMixin:
     """Attribute, item and call access under the safety policy (mixed into ``Interpreter``)."""
 
-    # -- screening values that come in ---------------------------------------------------------------
+    # -- screening values that come in -------------------------------------------------------------
     def _screen(self, value, node=None):
         t = type(value)
         if t in _SAFE:
@@ -72,19 +72,26 @@ class AccessMixin:
                         node)
         if n >= 16384:
             self._memory.track(t, node)
+            if n >= 1 << 20:
+                self._memory.check_process(node)
         return t
 
-    # -- attributes ----------------------------------------------------------------------------------
+    # -- attributes --------------------------------------------------------------------------------
     def _getattr(self, obj, name, node):
         if name[0] == "_":
             if name == "__init__" and type(obj) is SuperProxy:
                 return self._attr_super(obj, name, node)
+            if name in READABLE_DUNDER_ATTRS:
+                return self._attr_name(obj, name, node)
             raise forbidden(f"attribute '{name}' is not available: names starting with '_' are "
                             "internal", node)
         t = type(obj)
         rule = self._attr_rules.get(t)
         if rule is None:
-            rule = self._attr_rules[t] = self._rule_for(t)
+            rule = self._rule_for(t)
+            if len(self._attr_rules) > 10_000:  # classes made in a loop must not pile up here
+                self._attr_rules.clear()
+            self._attr_rules[t] = rule
         return rule(self, obj, name, node)
 
     def _rule_for(self, t):
@@ -116,6 +123,15 @@ class AccessMixin:
         except Exception as e:
             raise self._runtime(e, node) from e
         return self._screen(value, node)
+
+    def _attr_name(self, obj, name, node):
+        try:
+            value = getattr(obj, name)
+        except Exception as e:
+            raise self._runtime(e, node) from e
+        if not isinstance(value, str):
+            raise forbidden(f"attribute '{name}' is not available here", node)
+        return value
 
     def _attr_proxy(self, obj, name, node):
         return obj._lookup(name, node)
@@ -174,12 +190,12 @@ class AccessMixin:
             raise forbidden(f"attribute '{name}' is not available: names starting with '_' are "
                             "internal", node)
         t = type(obj)
-        if t in self._script_classes or obj in self._script_classes or self._is_module(t):
-            pass
-        elif isinstance(obj, Tensor):
+        if t is Tensor or isinstance(obj, Tensor):
             if name not in TENSOR_SETTABLE:
                 raise forbidden(f"a tensor's '{name}' cannot be set (only requires_grad, grad and "
                                 "data can)", node)
+        elif t in self._script_classes or obj in self._script_classes or self._is_module(t):
+            pass
         else:
             raise forbidden(
                 f"cannot set attributes of {_describe(obj)}: only objects of the script's own "
@@ -197,6 +213,8 @@ class AccessMixin:
             nn = sys.modules.get("engine.nn")
             base = getattr(nn, "Module", None)
             known = isinstance(base, type) and issubclass(t, base)
+            if len(self._module_types) > 10_000:
+                self._module_types.clear()
             self._module_types[t] = known
         return known
 
@@ -249,7 +267,7 @@ class AccessMixin:
             for elt in target.elts:
                 self._delete(elt, act)
 
-    # -- assignment targets --------------------------------------------------------------------------
+    # -- assignment targets ------------------------------------------------------------------------
     def _assign(self, target, value, act):
         kind = target.__class__
         if kind is ast.Name:
@@ -348,7 +366,9 @@ class AccessMixin:
         tb = type(b)
         if ta is Tensor or tb is Tensor:
             if ta is tb:
-                self._precheck_tensor_binop(op, a, b, node)
+                self._precheck_shapes(op, a._data, b._data, node)
+        elif ta is np.ndarray and tb is np.ndarray:
+            self._precheck_shapes(op, a, b, node)
         elif ta in _RISKY or tb in _RISKY:
             try:
                 check_binop(op, a, b, self.limits)
@@ -364,15 +384,16 @@ class AccessMixin:
         if t is Tensor:
             return self._check_tensor(result, node)
         if t in _PLAIN:
+            if (t is list or t is str or t is tuple) and len(result) >= 8192:
+                self._memory.check_process(node)  # [[0] * 10**6 for ...] adds up
             return result
         return self._screen_slow(result, node)
 
-    def _precheck_tensor_binop(self, op, a, b, node):
-        na = a._data.size
-        nb = b._data.size
-        if na * nb <= self._max_elements:
-            return
-        sa, sb = a._data.shape, b._data.shape
+    def _precheck_shapes(self, op, a, b, node):
+        """Refuse ``a op b`` (arrays) whose broadcast or matmul result would be too large."""
+        if a.size * b.size <= self._max_elements:
+            return  # the result cannot be larger than this
+        sa, sb = a.shape, b.shape
         try:
             if op.__name__ in ("matmul", "imatmul"):
                 n = 1
@@ -419,12 +440,30 @@ class AccessMixin:
             elif ta is list or ta is tuple or ta is dict:
                 if a and ta is not dict and isinstance(a[0], (list, tuple, dict)):
                     check_expanded_size(a, self.limits)
+        is_class = isinstance(func, type)
+        if is_class and (func in DENIED_CONSTRUCTORS or func.__module__.startswith("engine.script")
+                         or issubclass(func, DENIED_TYPES)):
+            # type(x) hands out classes; the interpreter's own and raw numpy buffers stay unbuilt
+            raise forbidden(f"creating {func.__name__} objects is not available", node)
+        building_module = is_class and self._is_module(func)
+        if building_module:
+            # nn.Linear(10**5, 10**5): refuse before the parameters are allocated
+            n = 1
+            for a in args:
+                if type(a) is int:
+                    n *= max(a, 1)
+            if n > self._max_elements:
+                raise limit(f"layer too large: about {n} parameters (the limit is "
+                            f"{self._max_elements} per tensor)", node)
         try:
             result = func(*args, **kwargs)
         except ScriptError:
             raise
         except Exception as e:
             raise self._runtime(e, node) from e
+        if building_module:
+            for parameter in result.parameters():
+                self._check_tensor(parameter, node)
         if type(func) is types.BuiltinMethodType:
             owner = func.__self__
             if isinstance(owner, _SIZED_CONTAINERS) and len(owner) > self.limits.max_list:

@@ -44,8 +44,10 @@ class ExpressionsMixin:
 
     # -- operators ---------------------------------------------------------------------------------
     def _ev_binop(self, node, act):
-        return self._binop(node.gs_op, self._eval(node.left, act), self._eval(node.right, act),
-                           node)
+        ev = self._ev
+        left, right = node.left, node.right
+        return self._binop(node.gs_op, ev[left.__class__](self, left, act),
+                           ev[right.__class__](self, right, act), node)
 
     def _ev_unaryop(self, node, act):
         value = self._eval(node.operand, act)
@@ -100,14 +102,15 @@ class ExpressionsMixin:
             self._store_name(node.target.id, value, act)
         return value
 
-    # -- calls, attributes, subscripts ---------------------------------------------------------------
+    # -- calls, attributes, subscripts -------------------------------------------------------------
     def _ev_call(self, node, act):
         func = self._eval(node.func, act)
         if func is self._super_builtin:
             args = [self._eval(a, act) for a in node.args]
             return self._make_super(args, act, node)
         if node.gs_simple:
-            args = [self._eval(a, act) for a in node.args]
+            ev = self._ev
+            args = [ev[a.__class__](self, a, act) for a in node.args]
             return self._call(func, args, {}, node)
         args = []
         for a in node.args:
@@ -130,7 +133,8 @@ class ExpressionsMixin:
         return self._call(func, args, kwargs, node)
 
     def _ev_attribute(self, node, act):
-        return self._getattr(self._eval(node.value, act), node.attr, node)
+        value = node.value
+        return self._getattr(self._ev[value.__class__](self, value, act), node.attr, node)
 
     def _ev_subscript(self, node, act):
         obj = self._eval(node.value, act)
@@ -242,7 +246,7 @@ class ExpressionsMixin:
         check_length(len(text), self.limits.max_string, text)
         return text
 
-    # -- comprehensions and lambdas ------------------------------------------------------------------
+    # -- comprehensions and lambdas ----------------------------------------------------------------
     def _comprehension_scope(self, node, act):
         enclosing = act.enclosing if act.locals is self.globals else (act.locals,) + act.enclosing
         return Activation("<comprehension>", {}, enclosing, function=act.function,
@@ -278,6 +282,8 @@ class ExpressionsMixin:
                 check_length(len(out), cap)
 
         self._comprehend(node, act, emit)
+        if len(out) >= 8192:
+            self._memory.check_process(node)
         return out
 
     def _ev_setcomp(self, node, act):

@@ -10,12 +10,14 @@ next statement, iterator step or backward step turns into ``ScriptError(kind="st
 from __future__ import annotations
 
 import sys
+import weakref
 
 import greenlet
 
+from .. import tensor_format as _tensor_format
 from ..autograd.grad_mode import state as _grad_state
 from .access import AccessMixin
-from .errors import ScriptError, limit
+from .errors import ScriptError, forbidden, limit
 from .expressions import EXPRESSION_HANDLERS, ExpressionsMixin
 from .limits import Limits
 from .memory import MemoryMeter
@@ -27,15 +29,25 @@ from .specials import function_specials, method_specials, text_methods
 from .statements import RETURN, STATEMENT_HANDLERS, StatementsMixin
 from .validate import parse
 
-# The interpreter recurses once per script call and per nested expression; Python's default of
-# 1000 frames is too few for max_recursion nested calls (3.11 keeps these frames off the C stack).
-_RECURSION_LIMIT = 20000
+# The walker uses about 7 Python frames per script call (more with nested expressions); Python's
+# default of 1000 frames is too few for Limits.max_recursion = 100. 8000 stays well below the depth
+# at which recursion through C code (sorted(key=f), Module.__call__) overflows an 8 MiB thread
+# stack (about 17000 frames, measured); past it Python raises RecursionError -> kind "limit".
+_RECURSION_LIMIT = 8000
+
+_MEMORY_CHECK_EVERY = 1024  # statements between two looks at the process's memory
+
+_PRINT_OPTIONS = ("PRECISION", "THRESHOLD", "EDGEITEMS", "LINEWIDTH", "SCI_MODE")
 
 _EXCEPTIONS = (
     Exception, ArithmeticError, AssertionError, AttributeError, IndexError, KeyError, LookupError,
     NameError, NotImplementedError, OverflowError, RuntimeError, StopIteration, TypeError,
     ValueError, ZeroDivisionError,
 )
+
+
+if sys.getrecursionlimit() < _RECURSION_LIMIT:
+    sys.setrecursionlimit(_RECURSION_LIMIT)
 
 
 class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
@@ -76,14 +88,14 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self._attr_rules: dict = {}
         self._module_types: dict = {}
         self._context_types: dict = {}
-        self._script_classes: set = set()
+        # weak: a class statement in a loop makes a new class each time
+        self._script_classes = weakref.WeakSet()
         self._super_builtin = Builtin("super", _no_super)
         self._child = None
+        self._driver = None
         self._stepping = False
         self._stop_requested = False
         self._reset()
-        if sys.getrecursionlimit() < _RECURSION_LIMIT:
-            sys.setrecursionlimit(_RECURSION_LIMIT)
 
     # -- public API --------------------------------------------------------------------------------
     def run(self) -> dict:
@@ -95,12 +107,16 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         """Run the script as a generator of ``Pause``; its return value is the namespace."""
         child = greenlet.greenlet(self._main)
         self._child = child
+        self._driver = child.parent
         self._stepping = True
         try:
-            value = self._switch(child)
-            while not child.dead:
-                yield value
-                value = self._switch(child)
+            try:
+                value = child.switch()
+                while not child.dead:
+                    yield value
+                    value = child.switch()
+            except greenlet.error as e:
+                raise ScriptError("runtime", f"the script cannot be resumed here: {e}") from e
             return value
         finally:
             if not child.dead:
@@ -118,13 +134,6 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self._check_at = -1
 
     # -- running -----------------------------------------------------------------------------------
-    @staticmethod
-    def _switch(child):
-        try:
-            return child.switch()
-        except greenlet.error as e:
-            raise ScriptError("runtime", f"the script cannot be resumed here: {e}") from None
-
     def _reset(self) -> None:
         self.output = []
         self._output_chars = 0
@@ -133,13 +142,18 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self._stack: list[Activation] = []
         self._handling: list = []
         self._loops: list = []  # [loop line, iteration] of every running loop, outermost first
+        self._loops_snapshot = ()  # _loops as a tuple of tuples; None when it changed
         self._stop_requested = False
-        self._check_at = -1 if self._stepping else self.limits.max_statements
+        self._max_statements = self.limits.max_statements
         self._memory = MemoryMeter(self.limits.max_total_bytes)
+        self._next_memory_check = _MEMORY_CHECK_EVERY
+        self._check_at = -1 if self._stepping else min(self.limits.max_statements,
+                                                       self._next_memory_check)
 
     def _main(self) -> dict:
         self._reset()
         saved = (_grad_state.enabled, _grad_state.anomaly)
+        print_options = {k: getattr(_tensor_format, k) for k in _PRINT_OPTIONS}
         try:
             tree = parse(self.source, self.filename, self.limits)
             from ..creation import initial_seed
@@ -160,7 +174,10 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         except Exception as e:  # an error outside any statement (should not happen)
             raise self._runtime(e, self._current_stmt()) from e
         finally:
+            # a script's global switches end with it: grad mode, anomaly mode, print options
             _grad_state.enabled, _grad_state.anomaly = saved
+            for k, v in print_options.items():
+                setattr(_tensor_format, k, v)
             self._stack = []
             self._depth = 0
 
@@ -193,15 +210,41 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             self._stack.pop()
             self._depth -= 1
 
-    # -- hooks ---------------------------------------------------------------------------------------
+    # -- hooks -------------------------------------------------------------------------------------
     def _statement_hook(self, stmt, act) -> None:
         if self._stop_requested:
             raise ScriptError("stopped", "the script was stopped", stmt.lineno, stmt.col_offset)
-        if self._count > self.limits.max_statements:
+        count = self._count
+        if count > self._max_statements or count >= self._next_memory_check:
+            self._periodic_checks(stmt)
+        child = self._child
+        if child is not None and greenlet.getcurrent() is child:
+            # _pause, inlined: this runs before every statement of a stepped script
+            stack = self._stack
+            if len(stack) == 1:
+                frames = (stmt.gs_frame,)
+            else:
+                frames = tuple([a.stmt.gs_frame for a in stack[:-1]] + [stmt.gs_frame])
+            loops = self._loops_snapshot
+            if loops is None:
+                loops = self._loops_snapshot = tuple(map(tuple, self._loops))
+            self._driver.switch(Pause("statement", stmt, len(stack) - 1, frames, act.locals,
+                                      self.globals, loops))
+            if self._stop_requested:
+                raise ScriptError("stopped", "the script was stopped", stmt.lineno,
+                                  stmt.col_offset)
+
+    def _periodic_checks(self, node) -> None:
+        """The statement limit, and every few thousand statements the process memory."""
+        count = self._count
+        if count > self._max_statements:
             raise limit(f"too many statements executed: more than {self.limits.max_statements} "
-                        "(an endless loop?)", stmt)
-        if self._stepping:
-            self._pause("statement", stmt, act)
+                        "(an endless loop?)", node)
+        if count >= self._next_memory_check:
+            self._next_memory_check = count + _MEMORY_CHECK_EVERY
+            self._memory.check_process(node)
+        if not self._stepping and not self._stop_requested:
+            self._check_at = min(self.limits.max_statements, self._next_memory_check)
 
     def _tick(self) -> None:
         """One step of an iterator or comprehension: counts as a statement, honours stop()."""
@@ -210,10 +253,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             if self._stop_requested:
                 stmt = self._current_stmt()
                 raise ScriptError("stopped", "the script was stopped").at(stmt)
-            if self._count > self.limits.max_statements:
-                raise limit(f"too many statements executed: more than "
-                            f"{self.limits.max_statements} (an endless loop?)",
-                            self._current_stmt())
+            self._periodic_checks(self._current_stmt())
 
     def _pause(self, kind, stmt, act, step=None) -> None:
         child = self._child
@@ -224,9 +264,11 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             frames = (stmt.gs_frame,)
         else:
             frames = tuple([a.stmt.gs_frame for a in stack[:-1]] + [stmt.gs_frame])
-        loops = tuple(map(tuple, self._loops)) if self._loops else ()
+        loops = self._loops_snapshot
+        if loops is None:
+            loops = self._loops_snapshot = tuple(map(tuple, self._loops))
         pause = Pause(kind, stmt, len(stack) - 1, frames, act.locals, self.globals, loops, step)
-        child.parent.switch(pause)
+        self._driver.switch(pause)
         if self._stop_requested:
             raise ScriptError("stopped", "the script was stopped", stmt.lineno, stmt.col_offset)
 
@@ -246,16 +288,19 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
                     raise self._runtime(e, node) from e
                 if self._stop_requested:
                     raise ScriptError("stopped", "the script was stopped").at(node)
-                if self._stepping:
+                if self._child is not None:
                     self._pause("backward_step", stmt, act, step)
         finally:
             steps.close()  # restores grad mode if we leave in the middle
 
-    # -- errors --------------------------------------------------------------------------------------
+    # -- errors ------------------------------------------------------------------------------------
     def _runtime(self, e, node) -> ScriptError:
         """The ScriptError for exception ``e`` raised while evaluating ``node``."""
         if isinstance(e, ScriptError):
             return e.at(node)
+        original = getattr(e, "_gs_script_error", None)
+        if original is not None:  # raised in a script function that engine code had called
+            return original.at(node)
         if isinstance(e, RecursionError):
             err = ScriptError("limit", "the script recursed too deeply")
         elif isinstance(e, MemoryError):
@@ -275,8 +320,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             "set": set, "sorted": sorted, "reversed": reversed, "isinstance": isinstance,
             "any": any, "all": all, "map": map, "filter": filter, "pow": pow, "divmod": divmod,
             "iter": iter, "next": next, "repr": repr, "staticmethod": staticmethod,
-            "classmethod": classmethod, "property": property, "print": Builtin("print", self._print),
-            "super": self._super_builtin, "__name__": "__main__",
+            "classmethod": classmethod, "property": property, "super": self._super_builtin,
+            "print": Builtin("print", self._print), "type": Builtin("type", _type_of),
+            "__name__": "__main__",
         }
         names.update((e.__name__, e) for e in _EXCEPTIONS)
         return names
@@ -297,6 +343,13 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self.output.append(text)
         if self.on_print is not None:
             self.on_print(text)
+
+
+def _type_of(obj, *more):
+    """``type(x)``, the one-argument form only (three arguments would build classes unchecked)."""
+    if more:
+        raise forbidden("type() with 3 arguments is not available: define classes with 'class'")
+    return type(obj)
 
 
 def _no_super(*args, **kwargs):

@@ -16,7 +16,9 @@ class Limits:
     max_tensor_elements : int
         Elements of any one tensor or numpy array; creation sizes are checked before allocating.
     max_total_bytes : int
-        Bytes of tensor memory the script holds at once (tensors of 64 KiB and more are counted).
+        Bytes of tensor memory the script holds at once (tensors of 16384 elements and more are
+        counted); the process's resident memory may not grow by more than this plus 128 MiB
+        during the run either (checked on Linux), which covers lists, classes and the rest.
     max_recursion : int
         Depth of nested calls of the script's own functions.
     max_string : int

@@ -1,7 +1,14 @@
-"""``MemoryMeter``: the bytes of tensor memory a script holds, for ``Limits.max_total_bytes``."""
+"""``MemoryMeter``: the memory a script holds, for ``Limits.max_total_bytes``.
+
+Two measures: the bytes of the large tensors the script received (exact, checked as each tensor
+arrives), and the growth of the process's resident memory since the run started (coarse, checked
+every few thousand statements and after every large allocation), which also catches lists of lists,
+classes made in a loop and anything else that is not a tensor.
+"""
 
 from __future__ import annotations
 
+import os
 import weakref
 
 from .errors import limit
@@ -18,6 +25,19 @@ class MemoryMeter:
         self.max_bytes = max_bytes
         self.total = 0
         self._live: dict[int, weakref.ref] = {}
+        # the interpreter itself, imports and caches grow a little too: allow for that
+        self._process_budget = max_bytes + PROCESS_SLACK
+        self._process_start = resident_bytes()
+
+    def check_process(self, node=None) -> None:
+        """Refuse when the process grew by more than the budget since the run started."""
+        if self._process_start is None:
+            return
+        now = resident_bytes()
+        if now is not None and now - self._process_start > self._process_budget:
+            raise limit(f"the script uses too much memory: {(now - self._process_start) >> 20} "
+                        f"MiB more than when it started (the limit is {self.max_bytes >> 20} MiB)",
+                        node)
 
     def track(self, tensor, node=None) -> None:
         array = tensor._data
@@ -41,3 +61,16 @@ class MemoryMeter:
     def reset(self) -> None:
         self._live.clear()
         self.total = 0
+
+
+PROCESS_SLACK = 128 << 20
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def resident_bytes() -> int | None:
+    """The process's resident memory (Linux ``/proc``; None where that is not available)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return None

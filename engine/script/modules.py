@@ -64,7 +64,8 @@ class ModuleProxy:
         try:
             value = getattr(self._module, attr)
         except AttributeError:
-            raise _no_attribute(self._name, attr, node) from None
+            err = _no_attribute(self._name, attr, node)
+            raise err from err.__cause__
         if isinstance(value, types.ModuleType):
             name = _SCRIPT_NAME.get(value.__name__)
             if name is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .guards import arange_length, check_elements, product, size_from_args
+from .guards import arange_length, check_elements, product
 from .limits import Limits
 from .modules import ModuleProxy
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from types import MethodType
 
+from .errors import ScriptError
+
 
 class Signature:
     """A function's parameters, prepared once from its ``ast.arguments``."""
@@ -105,7 +107,18 @@ class ScriptFunction:
         self._node = node
 
     def __call__(self, *args, **kwargs):
-        return self._interp._invoke(self, args, kwargs)
+        # Called by engine or Python code (Module.__call__, sorted(key=...), the sequence
+        # protocol): a runtime error leaves as the script's own exception, so that the caller sees
+        # IndexError, StopIteration... as Python would; the interpreter turns it back into the
+        # original ScriptError (with its line) when it reaches the script again.
+        try:
+            return self._interp._invoke(self, args, kwargs)
+        except ScriptError as err:
+            cause = err.__cause__
+            if err.kind != "runtime" or not isinstance(cause, Exception):
+                raise
+            cause._gs_script_error = err
+            raise cause from None
 
     def __get__(self, obj, cls=None):
         return self if obj is None else MethodType(self, obj)

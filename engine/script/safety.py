@@ -25,6 +25,9 @@ CLASS_DUNDERS = frozenset({"__init__", "__call__", "__len__", "__getitem__"})
 # Reading these names is allowed although they start with an underscore.
 READABLE_DUNDER_NAMES = frozenset({"__name__"})
 
+# Reading these attributes is allowed although they start with an underscore (a string).
+READABLE_DUNDER_ATTRS = frozenset({"__name__"})
+
 # Values whose attributes lead to interpreter internals: never handed to a script.
 DENIED_TYPES = (
     types.ModuleType, types.FrameType, types.CodeType, types.TracebackType, types.CoroutineType,
@@ -38,6 +41,12 @@ try:  # greenlets expose their frame (gr_frame)
     DENIED_TYPES = DENIED_TYPES + (_greenlet,)
 except ImportError:  # pragma: no cover - greenlet is a declared dependency
     pass
+
+# Classes a script may hold (through type(x)) but not instantiate.
+DENIED_CONSTRUCTORS = frozenset({
+    type, types.FunctionType, types.MethodType, types.GeneratorType, types.SimpleNamespace,
+    np.ndarray, np.memmap, np.recarray, np.flatiter, memoryview,
+})
 
 # Python's own builtins that are never callable from a script, even if one leaked through.
 _DENIED_BUILTINS = frozenset(
@@ -99,20 +108,3 @@ def check_callable(value, node=None) -> None:
         or value is object.__subclasses__
     ):
         raise forbidden(f"'{getattr(value, '__name__', 'this function')}' is not available", node)
-
-
-def check_value(value, node=None):
-    """Refuse values that lead to interpreter internals; returns the value."""
-    if isinstance(value, DENIED_TYPES):
-        raise forbidden(f"a {type(value).__name__} object is not available to scripts", node)
-    if type(value) is types.BuiltinFunctionType:
-        check_callable(value, node)
-    elif value is type:
-        check_callable(value, node)
-    return value
-
-
-def is_numpy_thing(obj) -> bool:
-    return isinstance(obj, (np.ndarray, np.generic, np.dtype)) or (
-        isinstance(obj, type) and issubclass(obj, (np.ndarray, np.generic))
-    )

@@ -8,15 +8,17 @@ by step, and the script's builtins whose plain versions could run unbounded in C
 from __future__ import annotations
 
 import builtins
+import math
 
 from .. import autograd as _autograd
 from .. import creation as _creation
+from .. import tensor_format as _tensor_format
 from ..autograd import functional as _functional
 from ..tensor import Tensor
-from .errors import ScriptError, forbidden, limit
+from .errors import ScriptError, limit
 from .guards import (
-    arange_length, check_binop, check_elements, check_expanded_size, check_length, product,
-    safe_format, size_from_args,
+    arange_length, check_elements, check_expanded_size, check_length, product, safe_format,
+    size_from_args,
 )
 from .objects import SafeIterator
 
@@ -83,18 +85,6 @@ def _repeat_size(self, args, kwargs):
     return None if n is None else n * max(self._data.size, 1)
 
 
-def _sized_method(size_of):
-    def handler(interp, obj, args, kwargs, node):
-        try:
-            check_elements(size_of(obj, args, kwargs), interp.limits)
-        except ScriptError as e:
-            raise e.at(node)
-        method = getattr(obj, node.func.attr) if hasattr(node, "func") else None
-        return interp._call_plain(method, args, kwargs, node)
-
-    return handler
-
-
 # -- backward, step by step ------------------------------------------------------------------------
 
 
@@ -145,12 +135,38 @@ def _autograd_backward(interp, args, kwargs, node):
     return None
 
 
+# -- print options (global engine state: checked here, restored after the run) ---------------------
+
+
+def _set_printoptions(interp, args, kwargs, node):
+    from .. import tensor_format
+
+    names = ("precision", "threshold", "edgeitems", "linewidth")
+    caps = {"precision": 50, "threshold": interp.limits.max_list, "edgeitems": 1000,
+            "linewidth": 10_000}
+    values = dict(zip(names, args))
+    values.update((k, v) for k, v in kwargs.items() if k in caps)
+    for name, value in values.items():
+        if isinstance(value, (int, float)) and value > caps[name]:
+            raise limit(f"set_printoptions({name}={value}) is above gradstep's limit of "
+                        f"{caps[name]}", node)
+    if kwargs.get("profile") == "full" and tensor_format.THRESHOLD != math.inf:
+        kwargs = {**kwargs, "profile": None, "threshold": caps["threshold"]}
+    return interp._call_plain(tensor_format.set_printoptions, args, kwargs, node)
+
+
 # -- builtins --------------------------------------------------------------------------------------
 
 
 def _wrap_iter(real):
+    # lazy: a huge range is fine here, each item is counted as it is taken
     def handler(interp, args, kwargs, node):
-        result = interp._call_plain(real, args, kwargs, node)
+        try:
+            result = real(*args, **kwargs)
+        except ScriptError:
+            raise
+        except Exception as e:
+            raise interp._runtime(e, node) from e
         return SafeIterator(result, interp._tick, interp._screen)
 
     return handler
@@ -228,19 +244,6 @@ def _text(real):
     return handler
 
 
-def _pow(interp, args, kwargs, node):
-    if len(args) == 2 and not kwargs:
-        return interp._binop(_power, args[0], args[1], node)
-    return interp._call_plain(builtins.pow, args, kwargs, node)
-
-
-def _power(a, b):
-    return a ** b
-
-
-_power.__name__ = "pow"
-
-
 def function_specials() -> dict:
     import operator
 
@@ -266,6 +269,7 @@ def function_specials() -> dict:
         _creation.normal: _sized(_creation.normal, lambda a, k: size_from_args((), k)
                                  if "size" in k else None),
         Tensor: _sized(Tensor, _tensor_ctor_size),
+        _tensor_format.set_printoptions: _set_printoptions,
         _autograd.backward: _autograd_backward,
         builtins.str: _text(str),
         builtins.repr: _text(repr),
@@ -365,5 +369,3 @@ def text_methods(interp) -> dict:
         methods[name] = _str_pad(interp, name)
     return methods
 
-
-__all__ = ["function_specials", "method_specials", "text_methods", "forbidden", "limit"]

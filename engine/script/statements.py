@@ -41,10 +41,16 @@ class StatementsMixin:
 
     # -- simple statements -------------------------------------------------------------------------
     def _ex_expr(self, stmt, act):
-        self._eval(stmt.value, act)
+        value = stmt.value
+        self._ev[value.__class__](self, value, act)
 
     def _ex_assign(self, stmt, act):
-        value = self._eval(stmt.value, act)
+        expr = stmt.value
+        value = self._ev[expr.__class__](self, expr, act)
+        name = stmt.gs_name
+        if name is not None and act.declared is None:
+            act.locals[name] = value  # the common ``x = ...``
+            return
         for target in stmt.targets:
             self._assign(target, value, act)
 
@@ -139,6 +145,7 @@ class StatementsMixin:
         try:
             for item in self._iterate(iterable, stmt.iter):
                 counter[1] += 1
+                self._loops_snapshot = None
                 self._assign(stmt.target, item, act)
                 signal = self._exec_body(stmt.body, act)
                 if signal is not None:
@@ -149,12 +156,14 @@ class StatementsMixin:
                     return signal
             else:
                 self._loops.pop()
+                self._loops_snapshot = None
                 counter = None
                 if stmt.orelse:
                     return self._exec_body(stmt.orelse, act)
         finally:
             if counter is not None:
                 self._loops.pop()
+                self._loops_snapshot = None
         return None
 
     def _ex_while(self, stmt, act):
@@ -163,6 +172,7 @@ class StatementsMixin:
         try:
             while self._truth(self._eval(stmt.test, act), stmt.test):
                 counter[1] += 1
+                self._loops_snapshot = None
                 signal = self._exec_body(stmt.body, act)
                 if signal is not None:
                     if signal is BREAK:
@@ -172,12 +182,14 @@ class StatementsMixin:
                     return signal
             else:
                 self._loops.pop()
+                self._loops_snapshot = None
                 counter = None
                 if stmt.orelse:
                     return self._exec_body(stmt.orelse, act)
         finally:
             if counter is not None:
                 self._loops.pop()
+                self._loops_snapshot = None
         return None
 
     def _ex_with(self, stmt, act):
@@ -202,7 +214,10 @@ class StatementsMixin:
         known = self._context_types.get(t)
         if known is None:
             # only the engine's (grad modes, anomaly detection); Python's would reach files
-            known = self._context_types[t] = is_engine_type(t) and hasattr(t, "__enter__")
+            known = is_engine_type(t) and hasattr(t, "__enter__")
+            if len(self._context_types) > 10_000:
+                self._context_types.clear()
+            self._context_types[t] = known
         return known
 
     def _ex_try(self, stmt, act):
@@ -286,8 +301,11 @@ class StatementsMixin:
         cls = type(stmt.name, bases or (object,), namespace)
         self._script_classes.add(cls)
         for value in namespace.values():
-            fn = getattr(value, "__func__", None) if not isinstance(value, ScriptFunction) else value
-            if isinstance(value, property):
+            # methods, also under staticmethod/classmethod/property, learn their class (super())
+            fn = value
+            if isinstance(value, (staticmethod, classmethod)):
+                fn = value.__func__
+            elif isinstance(value, property):
                 fn = value.fget
             if isinstance(fn, ScriptFunction):
                 fn._owner = cls

@@ -16,7 +16,7 @@ from .errors import ScriptError, forbidden, limit
 from .limits import Limits
 from .modules import ENGINE_MODULES
 from .pause import Frame
-from .safety import CLASS_DUNDERS, READABLE_DUNDER_NAMES
+from .safety import CLASS_DUNDERS, READABLE_DUNDER_ATTRS, READABLE_DUNDER_NAMES
 
 MAX_AST_DEPTH = 100
 
@@ -130,12 +130,16 @@ class Checker:
             ):
                 raise forbidden(f"the name '{node.id}' is not available", node)
         elif kind is ast.Attribute:
-            if node.attr.startswith("_") and not self._is_super_init(node):
+            if node.attr.startswith("_") and not self._is_super_init(node) and (
+                    node.attr not in READABLE_DUNDER_ATTRS):
                 raise forbidden(
                     f"attribute '{node.attr}' is not available: names starting with '_' are "
                     "internal", node)
         elif kind is ast.BinOp:
             node.gs_op = BINOPS[type(node.op)]
+        elif kind is ast.Assign:
+            only = node.targets[0] if len(node.targets) == 1 else None
+            node.gs_name = only.id if isinstance(only, ast.Name) else None
         elif kind is ast.AugAssign:
             node.gs_op = INPLACE[type(node.op)]
         elif kind is ast.UnaryOp:

@@ -84,9 +84,11 @@ def _non_scalar_backward(cause, stmt, namespace, line, col) -> Explanation:
     name = _receiver_text(call) if call is not None else None
     value = _evaluate_name(name, namespace)
     name = name or "the output"
+    node = None
     if isinstance(value, Tensor):
         count = value.numel()
         shape = f" (shape {list(value.shape)})"
+        node = value.grad_fn.name() if value.grad_fn is not None else None
     else:
         count, shape = None, ""
     head = f"{name} has {count} elements{shape}" if count is not None else f"{name} is not a scalar"
@@ -102,7 +104,7 @@ def _non_scalar_backward(cause, stmt, namespace, line, col) -> Explanation:
         "backward() needs a scalar (or a gradient argument)",
         text,
         (f"{name}.sum().backward()", f"{name}.backward(torch.ones_like({name}))"),
-        name, line, col, {"elements": count},
+        name, line, col, {"elements": count, "node": node},
     )
 
 
@@ -252,7 +254,8 @@ _RULES = (
     ("RuntimeError", "has been modified by an inplace operation", _inplace_modified),
     ("RuntimeError", "cannot be converted to Scalar", _item_many),
     ("RuntimeError", "does not require grad and does not have a grad_fn", _no_grad_fn),
-    ("RuntimeError", "leaf Variable that requires grad is being used in an in-place", _leaf_inplace),
+    ("RuntimeError", "leaf Variable that requires grad is being used in an in-place",
+     _leaf_inplace),
     ("RuntimeError", "Can't call numpy() on Tensor that requires grad", _numpy_requires_grad),
 )
 

@@ -43,7 +43,7 @@ class LintWarning:
     related_lines: tuple = ()
 
 
-# -- static check: .detach() / .data flowing into a backward() receiver ------------------------------
+# -- static check: .detach() / .data flowing into a backward() receiver ----------------------------
 
 @dataclass(frozen=True)
 class PathCut:
@@ -86,11 +86,13 @@ class _Flow:
         if direct is not None:
             return direct
         for node in ast.walk(expr):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.cut:
+            if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+                    and node.id in self.cut):
                 return self.cut[node.id]
             if isinstance(node, ast.Call):
                 callee = node.func
-                key = callee.attr if isinstance(callee, ast.Attribute) else getattr(callee, "id", None)
+                key = (callee.attr if isinstance(callee, ast.Attribute)
+                       else getattr(callee, "id", None))
                 if key in self.cutting_calls:
                     return self.cutting_calls[key]
         return None
@@ -131,7 +133,8 @@ def _walk_scope(body: list):
 def find_path_cuts(source: str | ast.AST) -> list[PathCut]:
     """The ``.detach()``/``.data`` uses whose value flows into a ``backward()`` receiver."""
     tree = ast.parse(source) if isinstance(source, str) else source
-    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions = [n for n in ast.walk(tree)
+                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     classes_with_cut_forward: set[str] = set()
     cutting: dict[str, ast.AST] = {}
     for _ in range(5):  # a cutting function makes its callers cutting: iterate a few rounds
@@ -177,7 +180,23 @@ def find_path_cuts(source: str | ast.AST) -> list[PathCut]:
     return sorted(unique.values(), key=lambda c: (c.line, c.col))
 
 
-# -- runtime checks ----------------------------------------------------------------------------------
+def _nonleaf_grad_read(stmt: ast.AST | None, names: Mapping) -> str | None:
+    """The dotted name ``x`` of a non-leaf tensor whose ``x.grad`` the statement reads."""
+    from ..tensor import Tensor
+
+    for node in ast.walk(stmt) if stmt is not None else ():
+        if isinstance(node, ast.Attribute) and node.attr == "grad":
+            text = ast.unparse(node.value)
+            head, *rest = text.split(".")
+            value = names.get(head)
+            for attr in rest:
+                value = getattr(value, attr, None) if attr.isidentifier() else None
+            if isinstance(value, Tensor) and value.grad_fn is not None and not value.retains_grad:
+                return text
+    return None
+
+
+# -- runtime checks --------------------------------------------------------------------------------
 
 _NONLEAF_GRAD = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
 
@@ -195,8 +214,8 @@ class _Buffer:
 class Linter:
     """Runtime lint, fed by the session with engine events and captured Python warnings.
 
-    Each warning is reported once per (kind, line, subject), so a training loop does not repeat
-    the same warning on every iteration.
+    Each warning is reported once per (kind, line, subject) -- ``accumulated_grads`` once per
+    line -- so a training loop does not repeat the same warning on every iteration.
     """
 
     path_cuts: list = field(default_factory=list)
@@ -212,8 +231,8 @@ class Linter:
             cuts = []
         return cls(path_cuts=cuts)
 
-    def _add(self, warning: LintWarning) -> LintWarning | None:
-        key = (warning.kind, warning.line, warning.subject)
+    def _add(self, warning: LintWarning, key: tuple | None = None) -> LintWarning | None:
+        key = key or (warning.kind, warning.line, warning.subject)
         if key in self._seen:
             return None
         self._seen.add(key)
@@ -229,6 +248,11 @@ class Linter:
 
     def grad_zeroed(self, tensor) -> None:
         self._buffers.pop(id(tensor), None)
+
+    @property
+    def tracking(self) -> bool:
+        """True while some gradient buffer is being followed (``sync`` has work to do)."""
+        return bool(self._buffers)
 
     def sync(self, params: Mapping) -> None:
         """Forget buffers the script cleared by hand (``p.grad = None``, ``p.grad.zero_()``)."""
@@ -249,20 +273,27 @@ class Linter:
                 "calls since the last zero_grad(): gradients from earlier iterations are still in "
                 "the buffer. Call optimizer.zero_grad() before loss.backward() in every iteration.",
                 name,
-            ))
+            ), key=("accumulated_grads", line))  # one warning per step() line, not per parameter
         buf.used_by_step = True
         return warning
 
     # -- warnings the script triggered -------------------------------------------------------------
-    def python_warning(self, message: str, line: int | None) -> LintWarning | None:
+    def python_warning(self, message: str, line: int | None, stmt: ast.AST | None = None,
+                       names: Mapping | None = None) -> LintWarning | None:
+        """A warning the statement on ``line`` triggered (``stmt`` and ``names`` name the tensor
+        whose ``.grad`` was read)."""
         if message.startswith(_NONLEAF_GRAD):
+            who = _nonleaf_grad_read(stmt, names or {})
+            tensor = f"the non-leaf tensor {who}" if who else "a non-leaf tensor"
             return self._add(LintWarning(
                 "nonleaf_grad", line,
-                "Reading .grad of a non-leaf tensor: it stays None because autograd only keeps the "
+                f"Reading .grad of {tensor}: it stays None because autograd only keeps the "
                 "gradients of leaves. Call .retain_grad() on it before backward(), or read the "
-                "leaf's .grad instead.",
+                f"leaf's .grad instead. (PyTorch's warning: {message.split('. ')[0]}.)",
+                who,
             ))
-        return self._add(LintWarning("python_warning", line, message.splitlines()[0]))
+        first = message.splitlines()[0] if message else "(a warning without a message)"
+        return self._add(LintWarning("python_warning", line, first))
 
     # -- after a backward pass --------------------------------------------------------------------
     def backward_finished(self, names: Mapping, line: int | None) -> list[LintWarning]:

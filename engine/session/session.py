@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import events as engine_events
 from ..autograd.grad_mode import state as grad_state
-from ..creation import manual_seed
+from ..creation import get_generator_state, initial_seed, manual_seed, set_generator_state
 from ..script.errors import ScriptError
 from ..tensor import Tensor
 from . import events as ev
@@ -112,8 +112,7 @@ class Session:
         self.filename = filename
         self.breakpoints: dict[int, LineBreakpoint] = {}
         for bp in as_line_breakpoints(breakpoints):
-            if bp.condition:
-                compile_condition(bp.condition)
+            # A file's bad condition must not refuse the file: it is reported when reached.
             self.breakpoints[bp.line] = bp
         self.data_breakpoints = DataBreakpoints()
         self.timeline = Timeline(budget_bytes=timeline_budget)
@@ -125,6 +124,7 @@ class Session:
         self.namespace: dict | None = None  # the module namespace once the script has ended
         self.losses: list[tuple[int, float]] = []  # (iteration, value of `loss` at its end)
         self.console: list[str] = []
+        self._line_open = False
         self._subscribers: list[Callable[[SessionEvent], None]] = []
         if on_event is not None:
             self.subscribe(on_event)
@@ -134,6 +134,8 @@ class Session:
         self._stop_requested = threading.Event()
         self._interp = None
         self._gen = None
+        self._gen_error: ScriptError | None = None  # raised while creating the interpreter
+        self._rng_saved = None
         self._reset_run_state()
 
     # ------------------------------------------------------------------ subscribers
@@ -220,15 +222,12 @@ class Session:
     def snapshot(self, point_index: int | None = None):
         """The ``Snapshot`` at a timeline point (the current one by default); None if evicted."""
         if point_index is None:
-            if self._point_index is None:
-                return None
-            point_index = self._point_index
+            return self._snapshot  # the state shown now (also when its point was evicted)
         return self.timeline.snapshot(point_index)
 
     def console_at(self, point_index: int) -> list[str]:
-        snap = self.timeline.snapshot(point_index)
-        n = snap.console_lines if snap is not None else len(self.console)
-        return self.console[:n]
+        """The console as it was at timeline point ``point_index``."""
+        return self.console[: self.timeline.console_lines(point_index)]
 
     @property
     def last_backward_steps(self) -> tuple:
@@ -258,10 +257,7 @@ class Session:
             try:
                 if not self._busy and self.status == PAUSED:
                     self._close_run()
-                    self._stop_requested.clear()
-                    self.status = STOPPED
-                    self._emit(ev.FINISHED, namespace=self._pause.globals if self._pause
-                               else {}, stopped=True, diff=None, point=None)
+                    self._stopped()
             finally:
                 self._lock.release()
 
@@ -422,14 +418,24 @@ class Session:
         with self._lock:
             self._busy = True
             unsubscribe = engine_events.hub.subscribe(self._on_engine_event)
+            if self._rng_saved is not None:
+                # The engine's generator is global: another session may have drawn from it
+                # since this run last paused. Put back this run's stream.
+                seed, state = self._rng_saved
+                manual_seed(seed)
+                set_generator_state(state)
             try:
-                if name != "go_to":
+                # After the end only restart and go_to run anything; other commands are no-ops
+                # and must not announce a run that never comes to rest.
+                if name == "restart" or (name != "go_to" and self.status in (IDLE, PAUSED)):
                     self._emit(ev.RUNNING, command=name)
                 if self.status == IDLE and name not in ("restart", "go_to"):
                     self._start_run(emit_reset=False)
                 yield
             finally:
                 unsubscribe()
+                self._rng_saved = ((initial_seed(), get_generator_state())
+                                   if self.status == PAUSED else None)
                 self._busy = False
                 self._pause_requested.clear()
                 if self._stop_requested.is_set():
@@ -492,6 +498,7 @@ class Session:
         self.counters.iteration = None
         self.linter = Linter.for_source(self.source)
         self.console = []
+        self._line_open = False
         self.losses = []
         self.error = self.explanation = self.namespace = None
         self._reset_run_state()
@@ -527,7 +534,7 @@ class Session:
     def _pull(self):
         """The next interpreter pause, with the bookkeeping of the statement that just ran.
         None when the run ended (finished, failed or stopped)."""
-        if getattr(self, "_gen_error", None) is not None:
+        if self._gen_error is not None:
             error, self._gen_error = self._gen_error, None
             self._fail(error)
             return None
@@ -558,7 +565,8 @@ class Session:
         self._calls_cache = None
         if pause.kind == "statement":
             self._track_iteration(pause)
-            self.linter.sync(self._parameters())
+            if self.linter.tracking:
+                self.linter.sync(self._parameters())
         return pause
 
     # ------------------------------------------------------------------ per-pause bookkeeping
@@ -571,7 +579,9 @@ class Session:
     def _calls_of(self, pause) -> StatementCalls:
         if pause is self._pause and self._calls_cache is not None:
             return self._calls_cache
-        calls = calls_in(pause.stmt, visible_names(pause.globals, pause.locals))
+        names = self._names() if pause is self._pause else visible_names(pause.globals,
+                                                                          pause.locals)
+        calls = calls_in(pause.stmt, names)
         if pause is self._pause:
             self._calls_cache = calls
         return calls
@@ -601,10 +611,15 @@ class Session:
         self.counters.iteration = outer[1] if outer is not None else None
 
     def _handle_warnings(self, caught, prev) -> None:
+        if not caught:
+            return
         line = prev.line if prev is not None else None
+        stmt = prev.stmt if prev is not None else None
+        names = visible_names(prev.globals, prev.locals) if prev is not None else {}
         for w in caught:
-            lint = self.linter.python_warning(str(w.message), line)
-            self._warned(lint)
+            if issubclass(w.category, RuntimeWarning) and "encountered in" in str(w.message):
+                continue  # numpy's floating-point chatter inside the engine; PyTorch is silent
+            self._warned(self.linter.python_warning(str(w.message), line, stmt, names))
 
     def _warned(self, lint) -> None:
         if lint is None:
@@ -614,8 +629,18 @@ class Session:
 
     def _on_print(self, text: str, *_: Any) -> None:
         text = str(text)
-        body = text[:-1] if text.endswith("\n") else text
-        self.console.extend(body.split("\n"))
+        if not text:
+            return
+        # The console is a list of lines; print(..., end="") leaves the last one open.
+        lines = text.split("\n")
+        if self._line_open:
+            self.console[-1] += lines[0]
+        else:
+            self.console.append(lines[0])
+        self.console.extend(lines[1:])
+        self._line_open = not (len(lines) > 1 and self.console[-1] == "")
+        if not self._line_open:
+            self.console.pop()
         self._emit(ev.OUTPUT, text=text, line=self._pause.line if self._pause else None)
 
     # ------------------------------------------------------------------ engine events

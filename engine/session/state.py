@@ -8,7 +8,7 @@ changed, so a long timeline costs memory only for what actually changed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -237,13 +237,4 @@ def parameters_of(names: Mapping) -> dict:
             for g, group in enumerate(value.param_groups):
                 for i, p in enumerate(group.get("params", ())):
                     out.setdefault(by_id.get(id(p), f"{name}.param_groups[{g}][{i}]"), p)
-    return out
-
-
-def unique(items: Iterable) -> list:
-    seen, out = set(), []
-    for item in items:
-        if id(item) not in seen:
-            seen.add(id(item))
-            out.append(item)
     return out

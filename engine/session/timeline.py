@@ -82,8 +82,8 @@ class Timeline(Sequence):
     Parameters
     ----------
     budget_bytes : int
-        Upper bound (an overestimate: shared records are counted in every segment that uses them)
-        of the memory the stored snapshots may take.
+        Memory the stored snapshots may take, as accounted: arrays plus a per-entry overhead, a
+        record shared by several segments counted in each (point metadata is not counted).
     keyframe_every : int
         A full snapshot every this many points; only changes are stored in between.
     """
@@ -143,12 +143,12 @@ class Timeline(Sequence):
         del self._consoles[length:]
         for seg in [s for s in self._segment_bytes if s >= length]:
             del self._segment_bytes[seg]
+        # The next point is stored as changes from the last kept one, or as a keyframe when
+        # that one was evicted (``_last_flat`` None).
         self._last_flat = None
         if length:
             snap = self.snapshot(length - 1)
             self._last_flat = snap.flat() if snap is not None else None
-            if self._last_flat is None:  # the last kept point was evicted: restart a keyframe
-                self._last_flat = None
 
     def clear(self) -> None:
         self.truncate(0)
@@ -175,9 +175,13 @@ class Timeline(Sequence):
                     flat[k] = v
         return Snapshot.from_flat(flat, self._consoles[index])
 
+    def console_lines(self, index: int) -> int:
+        """How many console lines had been printed at point ``index`` (kept after eviction)."""
+        return self._consoles[index]
+
     @property
     def stored_bytes(self) -> int:
-        """Accounted bytes of the stored snapshots (an upper bound of what they really hold)."""
+        """Accounted bytes of the stored snapshots (see ``budget_bytes``)."""
         return sum(self._segment_bytes.values())
 
     # -- budget ----------------------------------------------------------------------------------

@@ -4,7 +4,6 @@ engine (see test_panels_support.py): accumulation, zero_grad, an SGD-momentum st
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -186,11 +185,67 @@ def test_timeline_goes_back_three_steps_and_the_panels_show_older_values(qtbot, 
     shoot(timeline, "timeline_compare")
 
 
-@pytest.mark.skipif(os.environ.get("QT_QPA_PLATFORM") != "offscreen",
-                    reason="drags the slider; only headless")
 def test_dragging_the_scrubber_travels(qtbot, controller):
     timeline = make(qtbot, TimelinePanel, controller)
     run_to(controller, AFTER_STEP)
     timeline.slider.setValue(2)
     qtbot.waitUntil(lambda: controller.travels == [2])
     assert timeline.current == 2
+
+
+def test_dark_theme_keeps_the_states_readable(qtbot, controller):
+    from PySide6.QtWidgets import QApplication
+
+    from PySide6.QtCore import Qt
+
+    from app.theme import apply_theme
+
+    app = QApplication.instance()
+    saved = (app.style().name(), app.palette(), app.styleSheet())
+    apply_theme(app, True)
+    try:
+        panel = make(qtbot, GradientBufferPanel, controller)
+        run_to(controller, AFTER_ZERO_GRAD)
+        item = panel.item("w")
+        assert item.background(0).color().name() == "#4d4100"  # the dark "changed"
+        assert item.foreground(2).color().name() == "#8b949e"  # None, grey on dark
+        run_to(controller, AFTER_SECOND_STEP)
+        assert panel.item("w").foreground(2).style() == Qt.BrushStyle.NoBrush  # theme text
+        shoot(panel, "buffers_dark_theme")
+    finally:
+        app.setStyle(saved[0])
+        app.setPalette(saved[1])
+        app.setStyleSheet(saved[2])
+
+
+def test_export_csv_writes_the_panels_rows(qtbot, controller, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QPushButton
+
+    buffers = make(qtbot, GradientBufferPanel, controller)
+    optimizer = make(qtbot, OptimizerPanel, controller)
+    run_to(controller, AFTER_STEP)
+    for panel, name in ((buffers, "buffers.csv"), (optimizer, "optimizer.csv")):
+        target = tmp_path / name
+        monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                            staticmethod(lambda *_a, t=target: (str(t), "CSV files (*.csv)")))
+        panel.findChild(QPushButton, "export_csv").click()
+        assert target.read_bytes().decode("utf-8") == panel.csv_text()
+    lines = (tmp_path / "optimizer.csv").read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("optimizer,kind,group,hyper-parameters,parameter")
+    assert lines[1].startswith("opt,SGD,0,") and ",1.0 2.0 3.0,4.0 8.0 12.0," in lines[1]
+
+
+def test_clicking_a_heatmap_selects_its_tensor(qtbot, controller):
+    panel = make(qtbot, GradientBufferPanel, controller)
+    run_to(controller, AFTER_FIRST_BACKWARD)
+
+    class Click:  # what pyqtgraph hands an item's mouseClickEvent
+        accepted = False
+
+        def accept(self):
+            self.accepted = True
+
+    click = Click()
+    with qtbot.waitSignal(panel.tensor_selected) as blocker:
+        panel.heatmaps.images["b"].mouseClickEvent(click)
+    assert blocker.args == ["b"] and click.accepted and controller.selected == ["b"]

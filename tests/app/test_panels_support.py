@@ -1,4 +1,8 @@
-"""A stand-in for the window's controller, for the panel tests while engine.script is unfinished.
+"""A stand-in for the window's controller: synchronous, on the GUI thread, deterministic.
+
+test_panels_session.py runs the panels on the real controller and session; this stand-in keeps
+the finer-grained tests (one pause per top-level statement, the controller's calls recorded)
+simple and fast.
 
 Only the controller (and the session's bookkeeping) is stood in for; the engine math is real: a
 script's top-level statements run one at a time through ``exec`` on the real engine, each pause
@@ -153,9 +157,3 @@ class FakeController(QObject):
     def go_to(self, index: int) -> None:
         self.travels.append(index)
         self._publish(self._session.go_to(index))
-
-    def run_iterations(self, n, progress=None) -> None:
-        raise NotImplementedError("the scripted session has no loops to run")
-
-    def stop(self) -> None:
-        pass

@@ -36,6 +36,7 @@ def test_screenshots_of_the_main_states(qtbot, make_window, tmp_path):
     window = make_window()
     wait_idle(qtbot, window)
     click_node(qtbot, window, "t:t2")
+    window.actions_by_id["view.fit"].trigger()
     shoot(window, "01_demo_before_backward")
 
     trigger(qtbot, window, "debug.step_into")
@@ -46,6 +47,7 @@ def test_screenshots_of_the_main_states(qtbot, make_window, tmp_path):
     while position(window) is not None and position(window).backward_step:
         trigger(qtbot, window, "debug.step_into")
     click_node(qtbot, window, "t:t1")
+    window.actions_by_id["view.fit"].trigger()
     shoot(window, "03_backward_done_t1_grad")
 
     mul = next(n for n, a in window.graph_view.graph.nodes(data=True)
@@ -71,10 +73,13 @@ def test_screenshots_of_the_main_states(qtbot, make_window, tmp_path):
     trigger(qtbot, window, "debug.continue", timeout=60000)
     trigger(qtbot, window, "debug.continue", timeout=60000)
     weights = [n for n, a in window.graph_view.graph.nodes(data=True)
-               if a.get("kind") == "tensor" and len(a.get("shape") or ()) == 2]
-    if weights:
-        click_node(qtbot, window, weights[0])
-        window.inspector.matrix.setCurrentIndex(1)  # the heatmap
+               if a.get("kind") == "tensor" and "weight" in (a.get("name") or "")]
+    click_node(qtbot, window, weights[0])
+    window.inspector.matrix_choice.setCurrentText("grad")
+    window.inspector.matrix.setCurrentIndex(1)  # the heatmap
+    qtbot.waitUntil(lambda: window.inspector.matrix.plot is not None
+                    and window.inspector.matrix.plot.isVisible()
+                    and window.inspector.matrix.plot.width() > 50)
     window.actions_by_id["view.fit"].trigger()
     shoot(window, "07_mlp_fit_heatmap")
 

@@ -309,3 +309,68 @@ def test_the_cli_path_never_imports_qt(tmp_path):
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "Qt was imported" not in done.stderr
+
+
+def test_module_groups_fold_and_unfold(qtbot, make_window):
+    window = make_window(open_demo=False)
+    assert window.open_example(str(EXAMPLES / "12_net_module_training.gstep"))
+    trigger(qtbot, window, "debug.continue", timeout=60000)
+    view = window.graph_view
+    unfolded = len(view.nodes)
+    window.actions_by_id["view.fold_all"].trigger()
+    boxes = [n for n in view.nodes if view.nodes[n].attrs.get("kind") == "group"]
+    assert boxes and len(view.nodes) < unfolded
+    click_node(qtbot, window, boxes[0])
+    assert "nodes" in window.inspector.facts
+    # Double-clicking a folded box opens it again.
+    canvas = view.canvas
+    point = canvas.mapFromScene(view.nodes[boxes[0]].scenePos())
+    qtbot.mouseDClick(canvas.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    assert boxes[0] not in view.nodes
+    window.actions_by_id["view.unfold_all"].trigger()
+    assert len(view.nodes) == unfolded
+
+
+def test_big_graphs_get_an_overview(qtbot, make_window, tmp_path):
+    script = tmp_path / "chain.py"
+    script.write_text("import torch\nx = torch.ones(2, requires_grad=True)\ny = x\n"
+                      "for i in range(40):\n    y = y * 1.01\nz = y.sum()\n")
+    window = make_window(open_demo=False)
+    assert window.open_path(str(script))
+    trigger(qtbot, window, "debug.continue")
+    view = window.graph_view
+    assert len(view.nodes) > 40
+    assert view.overview.isVisible()
+    qtbot.waitUntil(lambda: not view.overview.image.isNull())
+    before = view.canvas.mapToScene(view.canvas.viewport().rect().center())
+    qtbot.mouseClick(view.overview, Qt.MouseButton.LeftButton,
+                     pos=view.overview.rect().bottomLeft() + QPointF(10, -10).toPoint())
+    after = view.canvas.mapToScene(view.canvas.viewport().rect().center())
+    assert after != before
+
+
+def test_a_files_nan_breakpoint_pauses_at_the_first_nan(qtbot, make_window):
+    window = make_window(open_demo=False)
+    assert window.open_example(str(EXAMPLES / "14_nan_from_log0.gstep"))
+    assert window.actions_by_id["debug.break_on_nan"].isChecked()
+    trigger(qtbot, window, "debug.continue")
+    assert status(window) == ctl.PAUSED
+    line = window.editor.toPlainText().splitlines()[position(window).line - 1]
+    assert "log" in line or "backward" in line
+    window.actions_by_id["debug.break_on_nan"].setChecked(False)
+    assert not window.controller.session.data_breakpoints.nan
+
+
+def test_a_conditional_breakpoint_pauses_only_when_it_holds(qtbot, make_window, tmp_path):
+    script = tmp_path / "loop.py"
+    script.write_text("import torch\ntotal = 0\nfor i in range(5):\n    total = total + i\n")
+    window = make_window(open_demo=False)
+    assert window.open_path(str(script))
+    window.editor.set_condition(4, "i == 3")
+    trigger(qtbot, window, "debug.continue")
+    assert status(window) == ctl.PAUSED
+    assert position(window).line == 4 and position(window).iteration == 3
+    path = tmp_path / "loop.gstep"
+    assert window.save_to(str(path))
+    assert window.open_path(str(path))
+    assert window.editor.conditions == {4: "i == 3"}

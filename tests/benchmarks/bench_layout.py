@@ -1,4 +1,4 @@
-"""Layout benchmark: time and crossings for 1,000- and 10,000-node graphs (a script; prints a table).
+"""Layout benchmark: time and crossings for 1,000- and 10,000-node graphs; prints a table.
 
     python tests/benchmarks/bench_layout.py [--repeat 3]
 

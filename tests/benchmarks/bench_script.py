@@ -5,7 +5,8 @@ MLP (2-16-16-1 tanh, batch 64, MSE, SGD; nn.Module and optim) is timed three way
 in Python against the engine, run as a script through ``engine.script.run``, and run through the
 stepping generator ``Interpreter.steps()`` consumed by a driver that never pauses. A second case
 does the same with raw tensors and a manual SGD update under ``no_grad`` (more statements per
-iteration, so more interpreter work per engine op). Each timing is the best of several repeats, so
+iteration, so more interpreter work per engine op). Each timing is the best of several repeats of
+the CPU time the process used (not wall time: the machine is shared), so
 the shared machine's noise mostly cancels out; the numbers are ratios, never assertions.
 """
 
@@ -93,21 +94,21 @@ def stepped(source: str):
         pass
 
 
-def best_of(fn, source: str, repeats: int = 5) -> float:
-    times = []
+def best_of(fns, source: str, repeats: int = 9) -> list[float]:
+    """The best time of each way, the ways interleaved so that load changes hit them alike."""
+    times = [[] for _ in fns]
     for _ in range(repeats):
-        engine.manual_seed(0)
-        start = time.perf_counter()
-        fn(source)
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for fn, bucket in zip(fns, times):
+            engine.manual_seed(0)
+            start = time.process_time()
+            fn(source)
+            bucket.append(time.process_time() - start)
+    return [min(bucket) for bucket in times]
 
 
 def main() -> None:
     for name, source in (("nn.Module + optim.SGD", MODULE_LOOP), ("raw tensors", RAW_LOOP)):
-        base = best_of(direct, source)
-        run = best_of(scripted, source)
-        steps = best_of(stepped, source)
+        base, run, steps = best_of((direct, scripted, stepped), source)
         print(f"{name:24s} direct {base * 1e3:7.1f} ms | run {run * 1e3:7.1f} ms "
               f"({run / base:4.2f}x) | steps() {steps * 1e3:7.1f} ms ({steps / base:4.2f}x)")
 

@@ -90,7 +90,8 @@ def _print(result: dict) -> None:
           f"statement: {result['points']} points in {result['seconds']:.1f} s")
     print(f"  measured size of the stored snapshots and points: "
           f"{result['timeline_bytes'] / mb:.2f} MB (goal < {GOAL_BYTES / mb:.0f} MB)")
-    print(f"  budget accounting (upper bound): {result['accounted_bytes'] / mb:.2f} MB, "
+    print(f"  the timeline's own accounting of its snapshots: "
+          f"{result['accounted_bytes'] / mb:.2f} MB, "
           f"evicted segments: {result['evicted_segments']}")
     print(f"  final loss {result['final_loss']}")
 

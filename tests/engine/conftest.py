@@ -115,7 +115,8 @@ def run(module, snippet):
 def assert_same(expected, actual, path="result", rtol=1e-5, atol=1e-6):
     """Compare two descriptions, reporting the path of the first difference."""
     if isinstance(expected, dict) and isinstance(actual, dict):
-        assert expected.keys() == actual.keys(), f"{path}: keys {expected.keys()} != {actual.keys()}"
+        assert expected.keys() == actual.keys(), (
+            f"{path}: keys {expected.keys()} != {actual.keys()}")
         for k in expected:
             assert_same(expected[k], actual[k], f"{path}.{k}", rtol, atol)
         return

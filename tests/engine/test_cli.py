@@ -170,3 +170,43 @@ def test_python_dash_m_engine_cli(script):
     done = subprocess.run([sys.executable, "-m", "engine.cli", "run", path + ".missing"],
                           capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert done.returncode == 2
+
+
+def test_progress_bar_on_a_terminal_only(script, capsys, monkeypatch):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    path = script(TRAINING)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["run", path, "--iterations", "20"]) == 0
+    assert terminal.getvalue().endswith(f"[{'#' * 30}] 20/20\n")
+    assert "\r[" in terminal.getvalue()
+    monkeypatch.undo()
+    assert main(["run", path, "--iterations", "20"]) == 0
+    assert "20/20" not in capsys.readouterr().err  # not a terminal: no bar
+
+
+EXAMPLES = sorted((ROOT / "resources" / "examples").glob("*.gstep"))
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_runs_from_the_cli(example, capsys):
+    from engine import files
+
+    expected = files.load(example).metadata
+    code = main(["run", str(example), "--format", "json"])
+    captured = capsys.readouterr()
+    rep = json.loads(captured.out)
+    if "expect_error" in expected:
+        assert code == 1
+        assert rep["error"]["line"] == expected["expect_error_line"]
+        assert rep["error"]["message"].startswith(expected["expect_error"])
+        assert rep["explanation"]["fixes"]  # a classic error, explained with its fixes
+        assert captured.err.startswith(f"{example}:{expected['expect_error_line']}:")
+    else:
+        assert code == 0, captured.err
+        assert rep["status"] == "finished"

@@ -106,6 +106,26 @@ def _grad_mode_decorators(t):
     return off(x), inner, off2(x), t.is_grad_enabled()
 
 
+def _bare_decorators(t):
+    x = t.tensor(X, requires_grad=True)
+
+    @t.no_grad
+    def off(v):
+        return v * 2
+
+    @t.enable_grad
+    def on(v):
+        return v * 2
+
+    @t.inference_mode()
+    def inference(v):
+        return v * 2
+
+    with t.no_grad():
+        inner = on(x)
+    return off(x), inner, inference(x).requires_grad, off.__name__, t.is_grad_enabled()
+
+
 def _set_grad_enabled_function(t):
     x = t.tensor(X, requires_grad=True)
     t.set_grad_enabled(False)
@@ -245,6 +265,7 @@ CASES = {
     "no_grad": _no_grad,
     "grad_mode_decorators": _grad_mode_decorators,
     "set_grad_enabled_function": _set_grad_enabled_function,
+    "bare_decorators": _bare_decorators,
     "autograd_grad": _autograd_grad,
     "autograd_grad_scalar": _autograd_grad_scalar,
     "autograd_grad_nonleaf": _autograd_grad_nonleaf,
@@ -372,7 +393,24 @@ def _cat_stack(t):
     return c.max() + c[0].sum()
 
 
-ORDER_GRAPHS = {"fan": _fan, "mlp": _mlp, "diamond": _diamond, "long_and_short": _long_and_short,
+def _inplace_views(t):
+    x = t.tensor(W, requires_grad=True)
+    z = t.tensor(X, requires_grad=True)
+    y = x * 1
+    y[0].mul_(z)
+    y[:, 1] += z[:2]
+    y.relu_()
+    return (y * y).sum() + z.sum()
+
+
+def _matmul_batched(t):
+    a = t.tensor(np.ones((2, 3, 4), dtype=np.float32), requires_grad=True)
+    b = t.tensor(np.ones((4, 2), dtype=np.float32), requires_grad=True)
+    v = t.tensor(np.ones(3, dtype=np.float32), requires_grad=True)
+    return ((v @ a) @ b).sum() + (a.transpose(1, 2) @ v).mean()
+
+
+ORDER_GRAPHS = {"inplace_views": _inplace_views, "matmul_batched": _matmul_batched, "fan": _fan, "mlp": _mlp, "diamond": _diamond, "long_and_short": _long_and_short,
                 "shared_leaf_chain": _shared_leaf_chain, "cat_stack": _cat_stack}
 
 

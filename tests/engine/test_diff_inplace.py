@@ -61,7 +61,8 @@ CASES = {
     "setitem_into_const": run_inplace(lambda t, x, y: _setitem(t.zeros(3), 1, y[0] * 3)),
     "setitem_mask": run_inplace(lambda t, x, y: _setitem(x * 1, x > 0, 0.0)),
     "setitem_fancy": run_inplace(lambda t, x, y: _setitem(x * 2, [0, 2], y[:2])),
-    "version_leaf_no_grad": plain(lambda t: _versions(t.zeros(3), lambda v: (v.add_(1), v.mul_(2)))),
+    "version_leaf_no_grad": plain(
+        lambda t: _versions(t.zeros(3), lambda v: (v.add_(1), v.mul_(2)))),
     "version_views_share": plain(lambda t: _view_versions(t)),
     "version_setitem": plain(lambda t: _versions(t.zeros(3), lambda v: v.__setitem__(0, 1.0))),
     "version_iadd": plain(lambda t: _versions(t.ones(2), lambda v: v.__iadd__(1))),
@@ -135,7 +136,7 @@ def test_inplace_matches_torch(name):
     check(CASES[name])
 
 
-# -- in-place writes through views: the base records a CopySlices, the view an AsStrided ------------
+# -- in-place writes through views: the base records a CopySlices, the view an AsStrided -----------
 
 def _view_case(body):
     def snippet(torch):
@@ -216,7 +217,15 @@ def _setitem_through_select_0d(t, y, z):
     return v
 
 
+def _view_of_fortran_ordered(t, y, z):
+    f = y.t() * 2  # numpy keeps the transposed layout: the base is not C-contiguous
+    f[1] += z[:2]
+    f[:, 0].mul_(3)
+    return f
+
+
 VIEW_CASES = {
+    "view_of_fortran_ordered": _view_case(_view_of_fortran_ordered),
     "inplace_on_0d_select": _view_case(_setitem_through_select_0d),
     "mul_view": _view_case(_mul_view),
     "add_view_tensor": _view_case(_add_view_tensor),
@@ -234,3 +243,21 @@ VIEW_CASES = {
 @pytest.mark.parametrize("name", sorted(VIEW_CASES))
 def test_inplace_through_view_matches_torch(name):
     check(VIEW_CASES[name])
+
+
+def test_version_reads_like_torchs_int():
+    torch = pytest.importorskip("torch")
+    import engine
+
+    def observe(t):
+        x = t.zeros(3)
+        seen = [repr(x._version), str(x._version), x._version == 0]
+        x.add_(1)
+        x[0] = 2.0
+        view = x[1:]
+        view.mul_(2)
+        seen += [repr(x._version), f"{x._version}", x._version == 3, int(view._version),
+                 [0, 1, 2, 3][x._version]]
+        return seen
+
+    assert observe(engine) == observe(torch)

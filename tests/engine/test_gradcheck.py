@@ -244,6 +244,11 @@ def _inplace(op_name, *kinds, **params):
     return fn
 
 
+def _with_shape_param(draw, rng):
+    shape = draw(small_shape)
+    return [values(rng, shape)], {"shape": shape}, None
+
+
 def _to_dtype(draw, rng):
     return [values(rng, draw(small_shape))], {"dtype": np.dtype(np.float64)}, None
 
@@ -275,9 +280,9 @@ RECIPES = {
     "maximum": elementwise("r", "r"),
     "minimum": elementwise("r", "r"),
     "where": custom(_where),
-    "sum": custom(lambda d, rng: (lambda s: ([values(rng, s)], {"shape": s}, None))(d(small_shape))),
+    "sum": custom(lambda d, rng: _with_shape_param(d, rng)),
     "sum_dim": with_dims("sum_dim", keepdim=True, extra=lambda s, dim: {"shape": s}),
-    "mean": custom(lambda d, rng: (lambda s: ([values(rng, s)], {"shape": s}, None))(d(small_shape))),
+    "mean": custom(lambda d, rng: _with_shape_param(d, rng)),
     "mean_dim": with_dims("mean_dim", keepdim=True, extra=lambda s, dim: {"shape": s}),
     "max": one(),
     "min": one(),
@@ -319,7 +324,7 @@ RECIPES = {
     "index_put": custom(_assign("index_put")),
 }
 
-# -- the fused loss rows of nn -----------------------------------------------------------------------
+# -- the fused loss rows of nn ---------------------------------------------------------------------
 reductions = st.sampled_from(["none", "mean", "sum"])
 
 
@@ -415,6 +420,11 @@ RECIPES.update({
     "binary_cross_entropy": custom(_bce),
     "binary_cross_entropy_with_logits": custom(_bce_logits),
     "div_scalar": one("r", other=2.5),
+    "mul_scalar": one("r", other=-1.5),
+    "add_scalar": one("r", other=0.25),
+    "masked_fill": custom(lambda d, rng: (lambda s: (
+        [values(rng, s)], {"mask": rng.standard_normal(s) > 0, "value": 0.0}, None))(
+            d(small_shape))),
 })
 
 NOT_DIFFERENTIABLE = {

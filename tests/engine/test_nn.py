@@ -80,6 +80,8 @@ def test_parameter_deepcopy_and_int_dtype():
 
     check(snippet)
     same_error(lambda lib: lib.nn.Parameter(lib.tensor([1, 2])))
+    same_error(lambda lib: lib.nn.Parameter([1.0]))
+    check(lambda lib: lib.nn.Parameter(lib.tensor([1, 2]), requires_grad=False))
 
 
 # -- Module ----------------------------------------------------------------------------------------
@@ -374,6 +376,21 @@ def test_regression_losses(name, reduction, target_grad):
     check(snippet)
 
 
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss"])
+def test_weighted_regression_losses(name, reduction):
+    weight = RNG.uniform(0.1, 2, (5, 3)).astype(np.float32)
+
+    def snippet(lib):
+        x = lib.tensor(X53, requires_grad=True)
+        loss = getattr(lib.nn.functional, name)(x, lib.tensor(T53), reduction=reduction,
+                                                weight=lib.tensor(weight))
+        loss.sum().backward()
+        return loss, x
+
+    check(snippet)
+
+
 @pytest.mark.parametrize("target_shape", [(3,), (5, 1), (1, 3)])
 @pytest.mark.parametrize("name", ["mse_loss", "l1_loss"])
 def test_regression_losses_broadcast_with_warning(name, target_shape):
@@ -573,6 +590,12 @@ LOSS_ERRORS = {
     "mse shapes": lambda lib, F: F.mse_loss(lib.tensor(X53), lib.ones(5, 4)),
     "mse reduction": lambda lib, F: F.mse_loss(lib.tensor(X53), lib.tensor(T53),
                                                reduction="avg"),
+    "mse weight shape": lambda lib, F: F.mse_loss(lib.tensor(X53), lib.tensor(T53),
+                                                  weight=lib.ones(3)),
+    "l1 weighted reduction": lambda lib, F: F.l1_loss(lib.tensor(X53), lib.tensor(T53),
+                                                      weight=lib.ones(5, 3), reduction="avg"),
+    "l1 reduction": lambda lib, F: F.l1_loss(lib.tensor(X53), lib.tensor(T53), reduction="x"),
+    "nll 0-d target for a batch": lambda lib, F: F.nll_loss(lib.tensor(X53), lib.tensor(1)),
     "l1 shapes": lambda lib, F: F.l1_loss(lib.tensor(X53), lib.ones(5, 4)),
     "bce shapes": lambda lib, F: F.binary_cross_entropy(lib.tensor(P53), lib.rand(5)),
     "bce range": lambda lib, F: F.binary_cross_entropy(lib.tensor(P53) * 2, lib.tensor(T53)),
@@ -580,6 +603,14 @@ LOSS_ERRORS = {
         lib.tensor(P53), lib.ones(5, 3, dtype=lib.long)),
     "bce double target": lambda lib, F: F.binary_cross_entropy(
         lib.tensor(P53), lib.ones(5, 3, dtype=lib.float64)),
+    "bce weight shape": lambda lib, F: F.binary_cross_entropy(lib.tensor(P53), lib.tensor(T53),
+                                                              weight=lib.ones(4)),
+    "bce weight rows": lambda lib, F: F.binary_cross_entropy(lib.tensor(P53), lib.tensor(T53),
+                                                             weight=lib.ones(2, 1)),
+    "bce weight rank": lambda lib, F: F.binary_cross_entropy(lib.tensor(P53), lib.tensor(T53),
+                                                             weight=lib.ones(2, 5, 3)),
+    "bce logits weight shape": lambda lib, F: F.binary_cross_entropy_with_logits(
+        lib.tensor(X53), lib.tensor(T53), weight=lib.ones(2, 1)),
     "bce logits shapes": lambda lib, F: F.binary_cross_entropy_with_logits(lib.tensor(X53),
                                                                            lib.rand(5)),
     "bce logits long": lambda lib, F: F.binary_cross_entropy_with_logits(

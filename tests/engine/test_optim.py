@@ -419,3 +419,52 @@ def test_named_parameters_keep_their_names():
         return sd["param_groups"], repr(opt)
 
     assert run(engine) == run(torch)
+
+
+# -- the fused arithmetic --------------------------------------------------------------------------
+
+@pytest.mark.skipif(torch.backends.cpu.get_cpu_capability() == "DEFAULT",
+                    reason="torch fuses multiply-adds only in its vectorised kernels")
+def test_fused_updates_round_like_torch_bit_for_bit():
+    from engine.optim import arith
+
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.standard_normal(4099).astype(np.float32) for _ in range(3))
+    T = torch.from_numpy
+
+    def torch_result(op):
+        t = T(a.copy())
+        op(t)
+        return t.numpy()
+
+    cases = [
+        (lambda t: t.add_(T(b), alpha=-0.3), lambda x: arith.add_scaled_(x, b, -0.3)),
+        (lambda t: t.addcmul_(T(b), T(c), value=0.7), lambda x: arith.addcmul_(x, b, c, 0.7)),
+        (lambda t: t.lerp_(T(b), 0.1), lambda x: arith.lerp_(x, b, 0.1)),
+        (lambda t: t.lerp_(T(b), 0.9), lambda x: arith.lerp_(x, b, 0.9)),
+        (lambda t: t.addcdiv_(T(b), T(np.abs(c) + 1), value=-0.2),
+         lambda x: arith.addcdiv_(x, b, np.abs(c) + 1, -0.2)),
+    ]
+    for torch_op, engine_op in cases:
+        ours = a.copy()
+        engine_op(ours)
+        np.testing.assert_array_equal(ours, torch_result(torch_op))
+
+
+def test_large_parameters_take_the_fast_path_and_stay_close():
+    from engine.optim.arith import EXACT_FMA_LIMIT
+
+    rng = np.random.default_rng(4)
+    init = rng.standard_normal((300, 300)).astype(np.float32)
+    assert init.size > EXACT_FMA_LIMIT
+    grads = [rng.standard_normal((300, 300)).astype(np.float32) for _ in range(20)]
+
+    def run(lib):
+        w = lib.nn.Parameter(lib.tensor(init))
+        opt = lib.optim.Adam([w], lr=0.01, weight_decay=0.1)
+        for g in grads:
+            w.grad = lib.tensor(g)
+            opt.step()
+        return w.detach().numpy().copy()
+
+    assert_close(run(engine), run(torch))

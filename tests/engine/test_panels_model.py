@@ -227,8 +227,14 @@ def test_recorder_starts_over_when_the_run_restarts(recorder):
     count["n"] = 0  # the session re-runs the script from the start (time travel back)
     w2 = torch.tensor([1.0], requires_grad=True)
     (w2 * 2).sum().backward()
+    count["n"] += 1
     assert recorder.history.iterations == 1
     assert recorder.ledger.state(w2).contributions[0].label == "backward #1"
+    recorder.catch_up()  # the run agrees with the recorder: nothing to forget
+    assert recorder.history.iterations == 1
+    count["n"] = 0  # travelled back before any backward(): no event says so, the session does
+    recorder.catch_up()
+    assert recorder.history.iterations == 0 and recorder.ledger.calls == 0
 
 
 def test_compare_gives_parameter_grad_and_state_deltas():

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import engine as T
 from engine.graph import build_graph
@@ -179,3 +181,67 @@ def test_nodes_come_in_creation_order():
         users = list(g.successors(acc))
         assert all(ids.index(acc) < ids.index(u) for u in users)
         assert ids.index(g.nodes[acc]["variable"]) < ids.index(acc)
+
+
+def test_ops_on_a_modules_parameters_join_its_group_without_annotations():
+    nn = pytest.importorskip("engine.nn")
+    T.manual_seed(0)
+    fc1, fc2 = nn.Linear(2, 3), nn.Linear(3, 1)
+    x = T.randn(4, 2)
+    loss = fc2(fc1(x).tanh()).sum()
+    g = build_graph({"fc1": fc1, "fc2": fc2, "x": x, "loss": loss})
+    by_group: dict = {}
+    for _, a in g.nodes(data=True):
+        if a["kind"] == "function":
+            by_group.setdefault(a["group"], []).append(a["label"])
+    # The Linear layers' own ops join them; the activation between them and the loss do not
+    # (the first Addmm also reads x, which needs no grad: it must not pull TanhBackward0 in).
+    assert sorted(by_group["fc1"]) == ["AddmmBackward0", "TBackward0"]
+    assert sorted(by_group["fc2"]) == ["AddmmBackward0", "TBackward0"]
+    assert sorted(by_group[None]) == ["SumBackward0", "TanhBackward0"]
+
+
+def run_program(program, values_seed: int) -> dict:
+    """Run a random straight-line program: ``program`` lists (op, operand indices, name)."""
+    rng = np.random.default_rng(values_seed)
+    pool = [T.tensor(rng.standard_normal(3), requires_grad=True),
+            T.tensor(rng.standard_normal(3), requires_grad=True),
+            T.tensor(rng.standard_normal(3))]
+    ns = {"a": pool[0], "b": pool[1], "c": pool[2]}
+    for op, (i, j), name in program:
+        x, y = pool[i % len(pool)], pool[j % len(pool)]
+        out = {"add": lambda: x + y, "mul": lambda: x * y, "sub": lambda: x - y,
+               "tanh": lambda: x.tanh(), "leaf": lambda: T.tensor(rng.standard_normal(3),
+                                                                   requires_grad=True)}[op]()
+        pool.append(out)
+        if name:
+            ns[f"v{len(pool)}"] = out
+    ns["out"] = sum((t.sum() for t in pool[3:] if t.requires_grad), pool[0].sum())
+    return ns
+
+
+programs = st.lists(
+    st.tuples(st.sampled_from(["add", "mul", "sub", "tanh", "leaf"]),
+              st.tuples(st.integers(0, 40), st.integers(0, 40)), st.booleans()),
+    min_size=1, max_size=12)
+
+
+@settings(max_examples=30, deadline=None)
+@given(programs)
+def test_random_programs_get_the_same_ids_for_the_same_structure(program):
+    first = run_program(program, 0)
+    second = run_program(program, 1)
+    g1 = build_graph(first, list(first["out"].backward_steps()))
+    g2 = build_graph(second, list(second["out"].backward_steps()))
+    assert list(g1.nodes) == list(g2.nodes)
+    assert set(g1.edges) == set(g2.edges)
+    for node_id, attrs in g1.nodes(data=True):
+        if attrs["kind"] == "function":
+            # Every input that needs a gradient is an edge; all ran in the backward.
+            uses = sum(g1.edges[u, node_id]["count"] for u in g1.predecessors(node_id))
+            assert uses <= attrs["inputs"] and attrs["executed"]
+        if attrs["kind"] == "tensor" and attrs["name"] == "a":
+            assert not np.array_equal(attrs["value"], g2.nodes[node_id]["value"])
+    for u, v, edge in g1.edges(data=True):
+        if g1.nodes[v]["kind"] == "function":
+            assert len(edge["grads"]) == edge["count"] and edge["grad"] is not None

@@ -32,6 +32,7 @@ def test_non_scalar_backward_names_the_tensor_and_its_element_count():
         "y.backward(torch.ones_like(y))")
     assert ex.fixes == ("y.sum().backward()", "y.backward(torch.ones_like(y))")
     assert (ex.subject, ex.line, ex.col) == ("y", 7, 4)
+    assert ex.details == {"elements": 3, "node": "MulBackward0"}
 
 
 def test_scenario_4_variable_without_gradient_argument_counts_four_elements():

@@ -24,7 +24,7 @@ def test_training_loop_with_zero_grad_has_no_warning():
 
 
 def test_reading_grad_of_a_non_leaf_gives_pytorchs_warning_at_its_line():
-    assert _warnings(NONLEAF_GRAD) == [("nonleaf_grad", 5, None)]
+    assert _warnings(NONLEAF_GRAD) == [("nonleaf_grad", 5, "b")]
 
 
 def test_detached_layer_is_disconnected_and_the_detach_line_is_named():

@@ -33,7 +33,7 @@ def _lines(session, command, times):
     return out
 
 
-# -- stepping ---------------------------------------------------------------------------------------
+# -- stepping --------------------------------------------------------------------------------------
 
 def test_step_over_stays_at_module_level_and_runs_calls_whole():
     s = Session(FUNCTION_AND_LOOP)
@@ -113,7 +113,7 @@ def test_events_of_a_command_running_then_paused_then_timeline():
     assert rec.last("output").line == 7
 
 
-# -- breakpoints ------------------------------------------------------------------------------------
+# -- breakpoints -----------------------------------------------------------------------------------
 
 def test_line_breakpoint_stops_on_each_pass():
     s = Session(FUNCTION_AND_LOOP, breakpoints=[6])
@@ -146,6 +146,10 @@ def test_nan_breakpoint_names_the_tensor_and_the_op_that_made_it():
     assert s.position.line == 4  # right after the statement that took log(0)
     reason = rec.last("paused").reason
     assert "logp" in reason and "LogBackward0" in reason
+    s.break_on_nan(False)
+    s.continue_()
+    assert s.status == "finished"
+    assert s.warnings == []  # numpy's "divide by zero" is the engine's business, not a lint
 
 
 def test_break_on_step_and_counters():
@@ -193,7 +197,7 @@ def test_backward_then_step_change_grads_then_values():
     assert {o.key for o in diff.optimizer} == {"momentum_buffer"}
 
 
-# -- iterations -------------------------------------------------------------------------------------
+# -- iterations ------------------------------------------------------------------------------------
 
 def test_next_iteration_goes_to_the_next_pass_of_the_loop():
     s = Session(SGD_LOOP)
@@ -218,7 +222,6 @@ def test_run_iterations_reports_progress():
 def test_run_iterations_is_cancelled_by_stop_from_another_thread():
     s = Session(LONG_LOOP)
     rec = Recorder(s)
-    s.run_to_line(4)
     reached, stop_sent = threading.Event(), threading.Event()
 
     def progress(k, n):
@@ -226,7 +229,9 @@ def test_run_iterations_is_cancelled_by_stop_from_another_thread():
             reached.set()
             assert stop_sent.wait(30)
 
-    worker = threading.Thread(target=s.run_iterations, args=(1000, progress))
+    # All commands on one worker thread, as the window runs them (the interpreter's greenlets
+    # belong to the thread that started the run).
+    worker = threading.Thread(target=lambda: (s.run_to_line(4), s.run_iterations(1000, progress)))
     worker.start()
     assert reached.wait(60)
     s.stop()
@@ -240,7 +245,6 @@ def test_run_iterations_is_cancelled_by_stop_from_another_thread():
 
 def test_run_iterations_is_paused_from_another_thread_and_can_continue():
     s = Session(LONG_LOOP)
-    s.run_to_line(4)
     reached, pause_sent = threading.Event(), threading.Event()
 
     def progress(k, n):
@@ -248,19 +252,24 @@ def test_run_iterations_is_paused_from_another_thread_and_can_continue():
             reached.set()
             assert pause_sent.wait(30)
 
-    worker = threading.Thread(target=s.run_iterations, args=(1000, progress))
+    def commands():
+        s.run_to_line(4)
+        s.run_iterations(1000, progress)
+        paused_at.append(s.position.iteration)
+        s.next_iteration()
+
+    paused_at = []
+    worker = threading.Thread(target=commands)
     worker.start()
     assert reached.wait(60)
     s.pause()
     pause_sent.set()
     worker.join(60)
-    assert s.status == "paused"
-    assert s.position.iteration == 2
-    s.next_iteration()
-    assert s.position.iteration == 3
+    assert paused_at == [3]  # the next pause after pause() was called: the next statement
+    assert (s.status, s.position.iteration) == ("paused", 4)
 
 
-# -- time travel ------------------------------------------------------------------------------------
+# -- time travel -----------------------------------------------------------------------------------
 
 def _final_w(source):
     s = Session(source)
@@ -325,7 +334,7 @@ def test_restart_resets_the_timeline_and_counters():
     assert (s.position.line, len(s.timeline), s.counters.backward) == (1, 1, 0)
 
 
-# -- errors -----------------------------------------------------------------------------------------
+# -- errors ----------------------------------------------------------------------------------------
 
 def test_error_event_carries_the_explanation():
     s = Session(NON_SCALAR)
@@ -364,3 +373,84 @@ def test_graph_of_the_current_state_names_the_tensors():
     g = s.graph()
     names = {d.get("name") for _, d in g.nodes(data=True) if d["kind"] == "tensor"}
     assert {"t1", "t2", "z"} <= names
+
+
+def test_points_whose_snapshots_were_evicted_are_reached_by_reexecution():
+    s = Session(RANDOM_TRAINING, timeline_budget=4_000)
+    s.timeline.keyframe_every = 4
+    seen = []
+    for _ in range(20):
+        s.step_over()
+        w = s.pause_state.globals.get("w")
+        seen.append(None if w is None else np.array(w._data))
+    assert s.timeline.evicted_segments > 0 and s.snapshot(5) is None
+    s.go_to(5)
+    np.testing.assert_array_equal(s.pause_state.globals["w"]._data, seen[5])
+    np.testing.assert_array_equal(s.snapshot().tensors["w"].value, seen[5])
+
+
+def test_interleaved_sessions_do_not_disturb_each_others_random_numbers():
+    expected, _ = _final_w(RANDOM_TRAINING)
+    a, b = Session(RANDOM_TRAINING), Session(RANDOM_TRAINING, seed=5)
+    while a.status == "paused" or a.status == "idle":
+        a.step_over()
+        b.step_over()
+    np.testing.assert_array_equal(a.namespace["w"]._data, expected)
+
+
+def test_go_to_after_the_end_and_continue_gives_the_same_end():
+    s = Session(RANDOM_TRAINING)
+    for _ in range(6):
+        s.step_over()
+    s.continue_()
+    final = np.array(s.namespace["w"]._data)
+    s.go_to(3)
+    assert s.status == "paused" and s.position.point_index == 3
+    s.continue_()
+    np.testing.assert_array_equal(s.namespace["w"]._data, final)
+
+
+def test_a_bad_condition_from_a_file_is_reported_when_reached():
+    s = Session(FUNCTION_AND_LOOP, breakpoints=[{"line": 6, "condition": "nope > 1"}])
+    rec = Recorder(s)
+    s.continue_()
+    assert s.position.line == 6
+    assert "condition" in rec.last("paused").reason and "nope" in rec.last("paused").reason
+
+
+def test_console_at_an_earlier_point():
+    s = Session(FUNCTION_AND_LOOP + "print('again')\n")
+    for _ in range(9):
+        s.step_over()
+    assert s.status == "finished" and s.console == ["3", "again"]
+    assert s.console_at(6) == []  # point 6 is the pause before line 7's print
+    assert s.console_at(7) == ["3"]
+
+
+def test_console_joins_prints_without_newline_into_one_line():
+    s = Session("print('a', end='')\nprint('b')\nprint()\nprint('c\\nd')\n")
+    s.continue_()
+    assert s.console == ["ab", "", "c", "d"]
+
+
+@pytest.mark.parametrize("call, became", [("opt.zero_grad()", "none"),
+                                          ("opt.zero_grad(set_to_none=False)", "zeros")])
+def test_zero_grad_makes_grads_none_by_default_and_zeros_on_request(call, became):
+    source = SGD_LOOP.replace("opt.zero_grad()", call)
+    s = Session(source)
+    rec = Recorder(s)
+    s.break_on_zero_grad(True)
+    s.continue_()
+    s.continue_()  # the second iteration's zero_grad(): w.grad holds the first gradient
+    s.step_over()
+    diff = rec.last("paused").diff
+    assert [(c.name, c.change) for c in diff.grad_changes()] == [("w", became)]
+    assert s.counters.zero_grad == 2
+
+
+def test_commands_after_the_end_do_nothing_and_announce_nothing():
+    s = Session(FUNCTION_AND_LOOP)
+    s.continue_()
+    rec = Recorder(s)
+    assert s.step_over() is None and s.continue_() is None and s.next_iteration() is None
+    assert rec.events == [] and s.status == "finished"

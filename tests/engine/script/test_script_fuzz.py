@@ -23,9 +23,10 @@ BUILTINS = ["len", "sum", "list", "tuple", "str", "repr", "sorted", "min", "max"
             "range", "enumerate", "zip", "map", "iter", "next", "pow", "dict", "set", "int",
             "float", "isinstance", "any", "all", "reversed", "divmod", "round", "bool"]
 ATTRS = ["grad", "sum", "backward", "shape", "item", "T", "format", "append", "requires_grad",
-         "data", "numpy", "tolist", "grad_fn", "next_functions", "parameters", "zero_grad",
-         "__class__", "__dict__", "_data", "gi_frame", "tofile", "f_globals", "__globals__",
-         "__subclasses__", "mro", "op", "join", "format_map", "ctypes", "exp", "mean", "detach"]
+         "data", "numpy", "tolist", "grad_fn", "next_functions", "parameters", "zero_grad", "mro",
+         "join", "exp", "mean", "detach", "weight", "relu", "view", "reshape", "keys", "copy"]
+DANGEROUS_ATTRS = ["__class__", "__dict__", "_data", "gi_frame", "tofile", "f_globals",
+                   "__globals__", "__subclasses__", "op", "format_map", "ctypes", "__init__"]
 ATOMS = ["0", "1", "2", "-1", "3.5", "10**6", "2**64", "'a'", "'{0}'", "'{0.__class__}'", "None",
          "True", "[1, 2, 3]", "(1, 2)", "{'k': 1}", "range(4)", "torch.ones(2, 3)",
          "torch.tensor([1.0, 2.0], requires_grad=True)", "torch.zeros(3)", "np.zeros(2)",
@@ -37,19 +38,21 @@ PRELUDE = ("import torch\nimport numpy as np\nimport torch.nn as nn\n"
            "lst = [1, 2]\nd = {'a': 1}\n")
 
 
-def expressions():
-    leaf = st.sampled_from(ATOMS + NAMES + DANGEROUS_NAMES)
+def expressions(hostile: bool):
+    leaf = st.sampled_from(ATOMS + NAMES + (DANGEROUS_NAMES if hostile else []))
+    attr = st.sampled_from(ATTRS + (DANGEROUS_ATTRS if hostile else []))
+    callee = st.sampled_from(BUILTINS + (DANGEROUS_NAMES if hostile else []))
 
     def extend(inner):
         return st.one_of(
             st.tuples(inner, st.sampled_from(OPS), inner).map(lambda t: f"({t[0]} {t[1]} {t[2]})"),
-            st.tuples(st.sampled_from(BUILTINS + DANGEROUS_NAMES), st.lists(inner, max_size=3))
+            st.tuples(callee, st.lists(inner, max_size=3))
             .map(lambda t: f"{t[0]}({', '.join(t[1])})"),
-            st.tuples(inner, st.sampled_from(ATTRS)).map(lambda t: f"{t[0]}.{t[1]}"),
-            st.tuples(inner, st.sampled_from(ATTRS)).map(lambda t: f"{t[0]}.{t[1]}()"),
-            st.tuples(inner, inner).map(lambda t: f"{t[0]}[{t[1]}]"),
+            st.tuples(inner, attr).map(lambda t: f"({t[0]}).{t[1]}"),
+            st.tuples(inner, attr).map(lambda t: f"({t[0]}).{t[1]}()"),
+            st.tuples(inner, inner).map(lambda t: f"({t[0]})[{t[1]}]"),
             st.tuples(inner, inner).map(lambda t: f"[{t[0]} for i in {t[1]}]"),
-            inner.map(lambda e: f"f'{{{e}}}'"),
+            inner.map(lambda e: f'f"{{{e}!r:>8}}"' if '"' not in e else e),
             inner.map(lambda e: f"(lambda q: {e})(1)"),
             inner.map(lambda e: f"-{e}"),
         )
@@ -57,18 +60,19 @@ def expressions():
     return st.recursive(leaf, extend, max_leaves=6)
 
 
-def statements():
-    expr = expressions()
+def statements(hostile: bool):
+    expr = expressions(hostile)
     simple = st.one_of(
         st.tuples(st.sampled_from(NAMES), expr).map(lambda t: f"{t[0]} = {t[1]}"),
         expr,
-        st.tuples(expr, st.sampled_from(ATTRS), expr).map(lambda t: f"{t[0]}.{t[1]} = {t[2]}"),
-        st.tuples(expr, expr, expr).map(lambda t: f"{t[0]}[{t[1]}] = {t[2]}"),
+        st.tuples(expr, st.sampled_from(ATTRS + (DANGEROUS_ATTRS if hostile else [])), expr)
+        .map(lambda t: f"({t[0]}).{t[1]} = {t[2]}"),
+        st.tuples(expr, expr, expr).map(lambda t: f"({t[0]})[{t[1]}] = {t[2]}"),
         st.tuples(st.sampled_from(NAMES), st.sampled_from(OPS[:8]), expr)
         .map(lambda t: f"{t[0]} {t[1]}= {t[2]}"),
-        st.sampled_from(["import os", "import torch.nn.functional as F", "from torch import optim",
-                         "del w", "pass", "y.sum().backward()", "x.grad = None",
-                         "torch.tensor = None", "import numpy.random"]),
+        st.sampled_from(["import torch.nn.functional as F", "from torch import optim", "del w",
+                         "pass", "y.sum().backward()", "x.grad = None", "import numpy.random"]
+                        + (["import os", "torch.tensor = None"] if hostile else [])),
     )
 
     def extend(inner):
@@ -89,8 +93,15 @@ def statements():
     return st.recursive(simple, extend, max_leaves=5)
 
 
-programs = st.lists(statements(), min_size=1, max_size=6).map(
-    lambda body: PRELUDE + "\n".join(body) + "\n")
+
+
+def _programs(hostile: bool):
+    return st.lists(statements(hostile), min_size=1, max_size=6).map(
+        lambda body: PRELUDE + "\n".join(body) + "\n")
+
+
+# mostly programs that get to run; a third carry attack fragments (refused, mostly statically)
+programs = st.one_of(_programs(False), _programs(False), _programs(True))
 
 
 def run_safely(source: str, stepping: bool, folder) -> None:

@@ -1,12 +1,14 @@
-"""Each snippet of ``snippets.py`` gives, through ``engine.script.run``, what real PyTorch gives
+"""Each snippet of ``script_snippets.py`` gives, through ``engine.script.run``, what real PyTorch gives
 running the same text: printed output, namespace values, grads, grad_fn graphs, flags, errors."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from script_diff import check_script
-from snippets import SNIPPETS
+from script_snippets import SNIPPETS
 
 pytest.importorskip("torch")
 
@@ -37,3 +39,12 @@ def test_snippet_matches_pytorch(name):
 
 def test_there_are_at_least_sixty_snippets():
     assert len(SNIPPETS) >= 60
+
+
+SEED_FILES = sorted((Path(__file__).parents[2] / "fixtures" / "seeds").glob("*.py"))
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("path", SEED_FILES, ids=[p.stem for p in SEED_FILES])
+def test_seed_file_matches_pytorch(path):
+    check_script(path.read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""PyTorch snippets, each run by real torch and by the interpreter (``test_snippets.py``).
+"""PyTorch snippets, each run by real torch and by the interpreter (``test_script_snippets.py``).
 
 They avoid random numbers (the engine's generator is not PyTorch's) and exercise both the
 language (functions, classes, loops, comprehensions, f-strings, exceptions) and autograd.
@@ -960,4 +960,25 @@ snippet("walrus_and_ifexp", """
     values = [1, 5, 2, 8]
     big = [y for v in values if (y := v * 2) > 4]
     label = "many" if len(big) > 2 else "few"
+""")
+
+snippet("set_printoptions", """
+    import torch
+    torch.set_printoptions(precision=2)
+    print(torch.tensor([1.23456, 2.5]))
+    torch.set_printoptions(profile="default")
+    print(torch.tensor([1.23456, 2.5]))
+""")
+
+snippet("variable_volatile_style_loop", """
+    import torch
+    from torch.autograd import Variable
+    x = Variable(torch.tensor([[1.0, 2.0], [3.0, 4.0]]), requires_grad=True)
+    y = Variable(torch.tensor([[1.0], [0.0]]))
+    w = Variable(torch.tensor([[0.5], [-0.5]]), requires_grad=True)
+    for i in range(3):
+        loss = ((x @ w - y) ** 2).sum()
+        loss.backward()
+        w.data = w.data - 0.01 * w.grad.data
+        w.grad.data.zero_()
 """)

@@ -1,0 +1,145 @@
+"""The recorded backward pass as steps, in the order PyTorch ran it, for a debugger to step through.
+
+Each :class:`ReplayStep` has the fields of the engine's ``BackwardStep`` (``index``, ``node``,
+``grads_in``, ``grads_out``, ``leaf_writes``), with ids instead of live objects: ``node`` is a
+:class:`ReplayNode` (``.name()`` like a torch node), and ``leaf_writes`` pairs leaf tensor ids with
+the contribution written into their ``.grad``. Nothing is run: every number is what torch
+computed. ``twin`` says whether the engine has the same node (``MulBackward0`` does,
+``ConvolutionBackward0`` does not); a window shows either kind, and only twins can be re-run in
+the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import networkx as nx
+
+from .graph import recorded_graph
+
+ACCUMULATE_NAME = "torch::autograd::AccumulateGrad"
+
+
+@dataclass(frozen=True)
+class ReplayNode:
+    """A recorded node: its graph id, PyTorch's name, kind and module group."""
+
+    id: str
+    node_name: str
+    kind: str
+    group: str | None = None
+
+    def name(self) -> str:
+        """PyTorch's node name (``MulBackward0``), as ``torch.autograd.graph.Node.name()``."""
+        return self.node_name
+
+
+@dataclass
+class ReplayStep:
+    """One node torch executed, with the gradients it received and sent (numpy arrays or None)."""
+
+    index: int
+    node: ReplayNode
+    grads_in: list = field(default_factory=list)
+    grads_out: list = field(default_factory=list)
+    leaf_writes: list = field(default_factory=list)  # (leaf tensor id, contribution array)
+    twin: bool = False
+
+    @property
+    def node_id(self) -> str:
+        return self.node.id
+
+    def __repr__(self) -> str:
+        return f"ReplayStep({self.index}, {self.node.node_name})"
+
+
+def replay_steps(source) -> list[ReplayStep]:
+    """The recorded backward pass, one step per executed node, in PyTorch's execution order.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, GraphFile, Recorded or networkx.DiGraph
+        A recorded file (or its graph from ``recorded_graph``).
+
+    Returns
+    -------
+    list of ReplayStep
+        Empty when the recording watched no backward pass.
+    """
+    graph = source if isinstance(source, nx.DiGraph) else recorded_graph(source)
+    executed = sorted((attrs["executed_index"], node_id)
+                      for node_id, attrs in graph.nodes(data=True)
+                      if attrs["kind"] != "tensor" and attrs.get("executed_index") is not None)
+    return [_step(graph, k, node_id) for k, (_, node_id) in enumerate(executed)]
+
+
+def _step(graph: nx.DiGraph, index: int, node_id: str) -> ReplayStep:
+    attrs = graph.nodes[node_id]
+    node = ReplayNode(node_id, attrs["node_name"], attrs["kind"], attrs.get("group"))
+    if attrs["kind"] == "accumulate":
+        leaf = attrs.get("variable")
+        grad = graph.edges[leaf, node_id]["grad"] if graph.has_edge(leaf, node_id) else None
+        writes = [(leaf, grad)] if grad is not None else []
+        return ReplayStep(index, node, [grad], [], writes, twin=True)
+    return ReplayStep(index, node, _grads_in(graph, node_id), _grads_out(graph, node_id), [],
+                      twin=attrs["node_name"] in engine_node_names())
+
+
+def _grads_out(graph: nx.DiGraph, node_id: str) -> list:
+    """One entry per ``next_functions`` slot: what the node sent there (None for no input)."""
+    slots = graph.nodes[node_id].get("next_functions", [])
+    out = [None] * len(slots)
+    for source in graph.predecessors(node_id):
+        edge = graph.edges[source, node_id]
+        for slot, grad in zip(edge["slots"], edge["grads"]):
+            if slot < len(out):
+                out[slot] = grad
+    return out
+
+
+def _grads_in(graph: nx.DiGraph, node_id: str) -> list:
+    """What arrived for each output: the gradient torch summed from the node's consumers.
+
+    A named output's edge carries it directly (that is where the root's initial gradient is);
+    otherwise the consumers' contributions are added in the order torch produced them, which is
+    the order torch's input buffer added them in, so the sum has torch's bits.
+    """
+    direct: dict[int, object] = {}
+    parts: dict[int, list] = {}
+    for target in graph.successors(node_id):
+        edge = graph.edges[node_id, target]
+        t_attrs = graph.nodes[target]
+        if t_attrs["kind"] == "tensor":
+            if edge["grad"] is not None:
+                direct[edge["output_nr"]] = edge["grad"]
+            continue
+        order = t_attrs.get("executed_index")
+        if order is None:
+            continue
+        nexts = t_attrs.get("next_functions", [])
+        for slot, grad in zip(edge["slots"], edge["grads"]):
+            if grad is not None and slot < len(nexts) and nexts[slot] is not None:
+                parts.setdefault(nexts[slot][1], []).append((order, slot, grad))
+    n_outputs = graph.nodes[node_id].get("num_outputs") or 1 + max([*direct, *parts, 0])
+    grads = []
+    for nr in range(n_outputs):
+        if nr in direct:
+            grads.append(direct[nr])
+        elif nr in parts:
+            ordered = [g for _, _, g in sorted(parts[nr], key=lambda p: (p[0], p[1]))]
+            total = ordered[0]
+            for g in ordered[1:]:
+                total = total + g
+            grads.append(total)
+        else:
+            grads.append(None)
+    return grads
+
+
+@lru_cache(maxsize=1)
+def engine_node_names() -> frozenset:
+    """The PyTorch node names the engine's op table can make (its twins of torch's nodes)."""
+    from ..ops.table import OPS
+
+    return frozenset({op.node_name for op in OPS.values() if op.node_name} | {ACCUMULATE_NAME})

@@ -1,0 +1,73 @@
+"""``PanelsRecorder``: the one listener to the engine's events that the panels' models need."""
+
+from __future__ import annotations
+
+import threading
+from typing import Callable
+
+from ... import events
+from .buffers import BufferLedger
+from .optimizer import StepLog
+from .training import TrainingHistory
+
+
+class PanelsRecorder:
+    """Listens to the engine's events and keeps what the panels need; attach once per session.
+
+    Events arrive on the thread that runs the script; the panels read on the GUI thread, so both
+    sides hold ``lock``. ``backward_count`` (optional) returns how many backward() calls the
+    current run has made (the session's ``counters.backward``): when it falls behind the
+    recorder's count, the script was re-run from the start (a restart or time travel backwards)
+    and the recorder starts over with it.
+    """
+
+    def __init__(self, backward_count: Callable[[], int] | None = None) -> None:
+        self.lock = threading.Lock()
+        self.backward_count = backward_count
+        self.ledger = BufferLedger()
+        self.steps = StepLog()
+        self.history = TrainingHistory()
+        self._unsubscribe: Callable[[], None] | None = None
+
+    @property
+    def attached(self) -> bool:
+        return self._unsubscribe is not None
+
+    def attach(self, hub: events.EventHub = events.hub) -> "PanelsRecorder":
+        if self._unsubscribe is None:
+            self._unsubscribe = hub.subscribe(self.handle)
+        return self
+
+    def detach(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def reset(self) -> None:
+        """Forget everything: the script starts over."""
+        with self.lock:
+            self._reset()
+
+    def _reset(self) -> None:
+        self.ledger = BufferLedger()
+        self.steps = StepLog()
+        self.history = TrainingHistory()
+
+    def catch_up(self) -> None:
+        """Start over if the run has made fewer backward() calls than recorded: it was re-run."""
+        with self.lock:
+            self._catch_up()
+
+    def _catch_up(self) -> None:
+        if self.backward_count is not None and self.backward_count() < self.ledger.calls:
+            self._reset()
+
+    def handle(self, event: events.Event) -> None:
+        if event.kind == events.OP_RECORDED:
+            return  # the busiest event, and none of the panels' business
+        with self.lock:
+            if event.kind == events.BACKWARD_STARTED:
+                self._catch_up()
+            self.ledger.handle(event)
+            self.steps.handle(event)
+            self.history.handle(event)

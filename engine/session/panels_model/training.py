@@ -1,0 +1,129 @@
+"""Training curves: loss, gradient norm per parameter and update-to-parameter ratio, one point
+per backward() call (``TrainingHistory``).
+"""
+
+from __future__ import annotations
+
+import weakref
+from array import array
+from typing import Any, Mapping
+
+import numpy as np
+
+from ... import events
+from ..state import named_tensors
+from .arrays import norm
+from .csv_export import Table
+
+
+class _Series:
+    """x and y values appended one at a time; ``array('d')`` keeps both append and read cheap."""
+
+    __slots__ = ("xs", "ys")
+
+    def __init__(self) -> None:
+        self.xs = array("d")
+        self.ys = array("d")
+
+    def append(self, x: float, y: float) -> None:
+        self.xs.append(x)
+        self.ys.append(y)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.array(self.xs), np.array(self.ys)
+
+
+class TrainingHistory:
+    """Per backward call: the loss, each leaf's gradient norm and each update/parameter ratio.
+
+    An iteration is one backward() call: it is the one event every training loop has.
+    ``version`` grows with every change, so a plot redraws only when there is something new.
+    """
+
+    def __init__(self) -> None:
+        self.loss = array("d")  # nan where backward() was called on a non-scalar
+        self.grad_norms: dict[int, _Series] = {}  # id(tensor) -> (iteration, ‖grad‖)
+        self.update_ratios: dict[int, _Series] = {}  # id(tensor) -> (iteration, ‖Δw‖/‖w‖)
+        self.version = 0
+        self._refs: dict[int, weakref.ref] = {}
+        self._written: list = []
+
+    @property
+    def iterations(self) -> int:
+        return len(self.loss)
+
+    def handle(self, event: events.Event) -> None:
+        kind, p = event.kind, event.payload
+        if kind == events.BACKWARD_STARTED:
+            tensors = p.get("tensors", ())
+            loss = float("nan")
+            if len(tensors) == 1 and tensors[0]._data.size == 1:
+                loss = float(tensors[0]._data.reshape(()))
+            self.loss.append(loss)
+            self._written = []
+            self.version += 1
+        elif kind == events.GRAD_ACCUMULATED:
+            self._written.append(p["tensor"])
+        elif kind == events.BACKWARD_FINISHED:
+            it = len(self.loss) - 1
+            for t in self._written:
+                if t._grad is not None:
+                    self._series(self.grad_norms, t).append(it, norm(t._grad._data))
+            self._written = []
+            self.version += 1
+        elif kind == events.PARAM_UPDATED and self.loss:
+            t, before = p["tensor"], p["before"]
+            denom = norm(before)
+            ratio = norm(t._data - before) / denom if denom else float("nan")
+            self._series(self.update_ratios, t).append(len(self.loss) - 1, ratio)
+            self.version += 1
+
+    def _series(self, table, t) -> _Series:
+        ref = self._refs.get(id(t))
+        if ref is None or ref() is not t:  # a new tensor reusing a dead one's id
+            self._refs[id(t)] = weakref.ref(t)
+            self.grad_norms.pop(id(t), None)
+            self.update_ratios.pop(id(t), None)
+        series = table.get(id(t))
+        if series is None:
+            series = table[id(t)] = _Series()
+        return series
+
+    def series(self, table, names: Mapping[int, str]) -> dict[str, tuple]:
+        """``table`` (grad_norms or update_ratios) as display name -> (x, y) arrays.
+
+        ``names`` maps ``id(tensor)`` to display names (``names_by_id``); tensors it does not
+        know (a name rebound since) are called ``param 1``, ``param 2``, ...
+        """
+        out = {}
+        known = [key for key in names if key in table]  # the script's order, then the rest
+        keys = known + [key for key in list(table) if key not in names]
+        for k, key in enumerate(keys):
+            ref, data = self._refs.get(key), table[key]
+            if not data.xs or ref is None or ref() is None:
+                continue
+            out[names.get(key) or f"param {k + 1}"] = data.arrays()
+        return out
+
+
+def names_by_id(live: Mapping[str, Any]) -> dict[int, str]:
+    """``id(tensor)`` -> display name for every tensor the script can name (first name wins)."""
+    out: dict[int, str] = {}
+    for name, t in named_tensors(live).items():
+        out.setdefault(id(t), name)
+    return out
+
+
+def training_table(history: TrainingHistory, names: Mapping[int, str]) -> Table:
+    norms = history.series(history.grad_norms, names)
+    ratios = history.series(history.update_ratios, names)
+    header = (("iteration", "loss") + tuple(f"grad_norm[{n}]" for n in norms)
+              + tuple(f"update_ratio[{n}]" for n in ratios))
+    columns = []
+    for xs, ys in list(norms.values()) + list(ratios.values()):
+        col = np.full(history.iterations, np.nan)
+        col[xs.astype(int)] = ys
+        columns.append(col)
+    rows = [(i, history.loss[i], *(float(c[i]) for c in columns))
+            for i in range(history.iterations)]
+    return header, rows

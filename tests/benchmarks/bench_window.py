@@ -1,0 +1,193 @@
+"""Window benchmarks: prints numbers (run: QT_QPA_PLATFORM=offscreen python tests/benchmarks/bench_window.py).
+
+- file open to first full paint, 1,000 and 10,000 nodes (goals 0.3 s and 1.5 s): the whole path
+  (load the file, run the script on the worker, build the graph and its layout, build the scene,
+  paint), and the view's share alone (scene build + first paint of a ready graph);
+- fit-all repaint at 10,000 nodes (goal 150 ms);
+- redraw after one backward step at 1,000 nodes (goals: 16 ms at 1:1, 50 ms fit-all);
+- cold start of the window (goal 1.5 s without torch): process start to the first event-loop turn
+  after show(), and to the demo paused and painted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("GRADSTEP_RECOVERY_DIR", tempfile.mkdtemp(prefix="gradstep-bench-"))
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+
+def chain_script(ops: int) -> str:
+    """A script whose graph has about ``2 * ops`` nodes: a long chain with a few named tensors."""
+    return (
+        "import torch\n"
+        "x = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)\n"
+        "y = x\n"
+        f"for i in range({ops}):\n"
+        "    y = y * 1.0001 + 0.001\n"
+        "loss = y.sum()\n"
+        "loss.backward()\n"
+    )
+
+
+def paint(widget) -> float:
+    app = QApplication.instance()
+    app.processEvents()
+    start = time.perf_counter()
+    widget.repaint()
+    return time.perf_counter() - start
+
+
+def bench_open(app, settings, ops: int) -> tuple[float, float]:
+    from app.main_window import MainWindow
+
+    window = MainWindow(settings, open_demo=False)
+    window.resize(1440, 900)
+    window.show()
+    window.ensure_panels()
+    app.processEvents()
+    path = Path(tempfile.mkdtemp()) / f"chain{ops}.py"
+    path.write_text(chain_script(ops))
+    start = time.perf_counter()
+    window.open_path(str(path))
+    window.debug_continue()
+    window.controller.wait_idle(600_000)
+    window.graph_view.canvas.viewport().repaint()
+    total = time.perf_counter() - start
+    nodes = window.graph_view.graph.number_of_nodes()
+    window.ask_before_discarding = False
+    window.close()
+    window.shutdown()
+    window.deleteLater()
+    app.processEvents()
+    return total, nodes
+
+
+def bench_view(app, n: int) -> dict:
+    from engine.graph.layout import layout
+    from engine.graph.synthetic import trace_like_dag
+
+    from app.graph_view import GraphView
+
+    graph = trace_like_dag(n)
+    lay = layout(graph)
+    view = GraphView()
+    view.resize(1100, 800)
+    view.show()
+    app.processEvents()
+    start = time.perf_counter()
+    view.show_graph(graph, lay)
+    build = time.perf_counter() - start
+    first = paint(view.canvas.viewport())
+    fits = []
+    for _ in range(5):
+        view.canvas.fit_all()
+        fits.append(paint(view.canvas.viewport()))
+    view.close()
+    view.deleteLater()
+    app.processEvents()
+    return {"build": build, "first_paint": first, "fit_repaint": statistics.median(fits)}
+
+
+def bench_backward_step(app, ops: int = 330) -> dict:
+    """Redraw after one backward step on a ~1,000-node graph, at 1:1 and fit-all."""
+    import engine as torch
+    from engine.graph.layout import layout
+    from engine.graph.model import build_graph
+
+    from app.graph_view import GraphView
+    from app.main_window import _last_executed
+
+    x = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x
+    for _ in range(ops):
+        y = (y * w).tanh() + 0.01
+    loss = y.sum()
+    names = {"x": x, "w": w, "y": y, "loss": loss}
+    steps = list(loss.backward_steps(retain_graph=True))
+    k = len(steps) // 2
+    before = build_graph(names, steps[:k])
+    lay = layout(before)
+    after = build_graph(names, steps[:k + 1], previous=before)
+    before = build_graph(names, steps[:k], previous=after)  # as the controller builds them
+    view = GraphView()
+    view.resize(1100, 800)
+    view.show()
+    view.show_graph(before, lay, executing=_last_executed(before))
+    app.processEvents()
+    results = {"nodes": before.number_of_nodes()}
+    for mode in ("1:1", "fit-all"):
+        times = []
+        for i in range(6):
+            graph_a, graph_b = (before, after) if i % 2 == 0 else (after, before)
+            view.show_graph(graph_a, lay, executing=_last_executed(graph_a))
+            if mode == "1:1":
+                view.canvas.user_moved = True
+                view.canvas.resetTransform()
+                view.canvas.centerOn(view.nodes[_last_executed(graph_a)])
+            else:
+                view.canvas.fit_all()
+            app.processEvents()
+            start = time.perf_counter()
+            view.show_graph(graph_b, lay, executing=_last_executed(graph_b))
+            app.processEvents()  # Qt repaints what the changed items dirtied, as in the app
+            times.append(time.perf_counter() - start)
+        results[mode] = statistics.median(times)
+    view.close()
+    view.deleteLater()
+    app.processEvents()
+    return results
+
+
+def bench_cold_start() -> dict:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               XDG_CONFIG_HOME=tempfile.mkdtemp(prefix="gradstep-cfg-"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its .pyc files
+    out = {}
+    for attempt in range(3):  # the first run writes the bytecode caches
+        done = subprocess.run([sys.executable, "-m", "app", "--smoke-test"], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=300)
+        match = re.search(r"shown_after=([\d.]+)s ready_after=([\d.]+)s", done.stdout)
+        if match and attempt:
+            out.setdefault("shown", []).append(float(match.group(1)))
+            out.setdefault("ready", []).append(float(match.group(2)))
+    return {k: min(v) for k, v in out.items()}
+
+
+def main() -> None:
+    app = QApplication.instance() or QApplication([])
+    settings = QSettings(str(Path(tempfile.mkdtemp()) / "bench.ini"), QSettings.Format.IniFormat)
+    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    for n in (1000, 10000):
+        r = bench_view(app, n)
+        print(f"view, {n:>6} nodes: scene build {r['build'] * 1000:7.1f} ms, first paint "
+              f"{r['first_paint'] * 1000:7.1f} ms, fit-all repaint {r['fit_repaint'] * 1000:6.1f} ms")
+    for ops in (500, 5000):
+        total, nodes = bench_open(app, settings, ops)
+        print(f"file open to first full paint, {nodes:>6} nodes: {total:6.2f} s "
+              f"(load, run, graph, layout, scene, paint)")
+    r = bench_backward_step(app)
+    print(f"redraw after one backward step, {r['nodes']} nodes: 1:1 {r['1:1'] * 1000:6.1f} ms, "
+          f"fit-all {r['fit-all'] * 1000:6.1f} ms")
+    r = bench_cold_start()
+    if r:
+        print(f"cold start: window shown after {r['shown']:.2f} s, demo paused and painted after "
+              f"{r['ready']:.2f} s")
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

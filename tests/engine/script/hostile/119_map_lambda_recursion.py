@@ -1,0 +1,3 @@
+# expect: limit
+f = lambda n: list(map(f, [n]))
+f(0)

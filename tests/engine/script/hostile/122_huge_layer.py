@@ -1,0 +1,3 @@
+# expect: limit
+import torch.nn as nn
+layer = nn.Linear(10**5, 10**5)

@@ -1,0 +1,2 @@
+# expect: limit
+x = [[0] * 100000 for i in range(100000)]
