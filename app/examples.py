@@ -70,7 +70,8 @@ class ExamplesDialog(QDialog):
         if item is None:
             self.description.setText("")
             return
-        self.description.setText(f"<h3>{item.text()}</h3><p>{item.data(Qt.ItemDataRole.UserRole + 1)}</p>")
+        description = item.data(Qt.ItemDataRole.UserRole + 1)
+        self.description.setText(f"<h3>{item.text()}</h3><p>{description}</p>")
 
     def selected_path(self) -> str | None:
         item = self.list.currentItem()

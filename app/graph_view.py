@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from .graph_items import (
-    DARK, FUNCTION_SIZE, LIGHT, TENSOR_SIZE, EdgeItem, GraphColours, NodeItem,
+    DARK, LIGHT, TENSOR_SIZE, EdgeItem, GraphColours, NodeItem,
 )
 
 MIN_ZOOM, MAX_ZOOM = 0.0005, 4.0
@@ -214,7 +214,7 @@ class GraphOverview(QWidget):
 
     def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
         painter = QPainter(self)
-        colours = self.canvas.parent().colours if hasattr(self.canvas.parent(), "colours") else LIGHT
+        colours = getattr(self.canvas.parent(), "colours", LIGHT)
         painter.fillRect(self.rect(), colours.background)
         painter.setPen(QPen(colours.edge, 1))
         painter.drawRect(self.rect().adjusted(0, 0, -1, -1))

@@ -74,7 +74,8 @@ class PygmentsHighlighter(QSyntaxHighlighter):
         if text == self._text:
             return
         self._text = text
-        lines: list[list[tuple[int, int, QTextCharFormat]]] = [[] for _ in range(text.count("\n") + 1)]
+        lines: list[list[tuple[int, int, QTextCharFormat]]] = [
+            [] for _ in range(text.count("\n") + 1)]
         open_strings: set[int] = set()
         line, col = 0, 0
         for token_type, value in self._lexer.get_tokens(text):

@@ -254,7 +254,8 @@ class InspectorPanel(QWidget):
             rows.extend(self._vjp_rows(graph, node_id, a))
         else:
             rows.append(_row("last backward", "not run yet"))
-        return rows, f"{label}  ·  {'AccumulateGrad' if a.get('kind') == 'accumulate' else 'grad_fn node'}"
+        what = "AccumulateGrad" if a.get("kind") == "accumulate" else "grad_fn node"
+        return rows, f"{label}  ·  {what}"
 
     def _vjp_rows(self, graph, node_id, a) -> list:
         rows = []

@@ -43,10 +43,13 @@ def run_window(argv: list[str], *, started: float | None = None) -> int:
     window.show()
     if args.smoke_test:
         def finish() -> None:
-            shown = time.perf_counter() - started  # the first event-loop turn after show()
+            deadline = time.perf_counter() + 20
+            while window.controller.session is None and time.perf_counter() < deadline:
+                app.processEvents()  # the demo opens just after the window shows
             ok = window.isVisible() and window.controller.wait_idle(20000)
             window.repaint()  # the first full paint with the demo's graph
             ready = time.perf_counter() - started
+            shown = (window.first_painted_at or time.perf_counter()) - started
             print(f"gradstep smoke test: window shown={window.isVisible()} "
                   f"title={window.windowTitle()!r} idle={ok} shown_after={shown:.3f}s "
                   f"ready_after={ready:.3f}s", flush=True)

@@ -187,9 +187,10 @@ class Tensor:
         return backward_steps(self, gradient, retain_graph=retain_graph)
 
     def detach(self) -> "Tensor":
+        # shares memory and the version counter, but is no view for autograd (``_base`` None,
+        # as PyTorch's): in-place writes into it never rewrite the original's history
         t = Tensor._wrap(self._data)
         t._version = self._version
-        t._base = self if self._base is None else self._base
         return t
 
     def detach_(self) -> "Tensor":

@@ -23,6 +23,7 @@ from engine.session import panels_model as pm
 from .common import header, panels_hub, point_view, save_csv, vbox
 
 FRAME_MS = 33  # the plots' refresh while a run goes on: about the screen's rate
+PAINT_FACTOR = 12  # redraw interval / time to set the data: keeps drawing near 25% of the time
 _PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#e16f24",
             "#6e7781")
 
@@ -143,12 +144,11 @@ class TrainingPlotsPanel(QWidget):
         start = time.perf_counter()
         if not self.redraw():
             return
-        for plot in (self.loss_plot, self.norm_plot, self.ratio_plot):
-            plot.viewport().repaint()  # paint now, so that its cost is measured too
-        # The GUI thread shares the interpreter lock with the training: drawing may take at most
-        # about half the time, so a costly redraw (many iterations) stretches the interval.
+        # The GUI thread shares the interpreter lock with the training, so drawing must stay a
+        # small share of the time: painting the curves (later, in Qt's paint event) costs a few
+        # times what setting their data does, so the interval is a multiple of the latter.
         spent_ms = (time.perf_counter() - start) * 1000
-        self.timer.setInterval(max(FRAME_MS, int(1.5 * spent_ms)))
+        self.timer.setInterval(max(FRAME_MS, int(PAINT_FACTOR * spent_ms)))
 
     def refresh(self, *_args) -> None:
         view = point_view(self.controller, self.hub)

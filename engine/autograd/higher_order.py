@@ -19,7 +19,7 @@ import heapq
 import numpy as np
 
 from ..events import BACKWARD_STEP, GRAD_ACCUMULATED, hub
-from .backward import BackwardStep, _dependencies
+from .backward import BackwardStep, _check_anomaly, _dependencies
 from .grad_mode import state as grad_state
 from .node import AccumulateGrad
 
@@ -450,6 +450,8 @@ def backward_graph_steps(roots, root_grads, capture=None, accumulate=True):
             else:
                 _write_retained(fn, grads)
                 out = apply_differentiable(fn, grads)
+                if grad_state.anomaly:
+                    _check_anomaly(fn, [_data(g) for g in out])
                 for (nxt, nr), g in zip(fn.next_functions, out):
                     if nxt is None:
                         continue

@@ -270,7 +270,8 @@ class WholeBlocks:
         # Two long blocks side by side meet in many layers: keep one constraint per pair.
         order = np.lexsort((-spacing, right, left))
         left, right, spacing = left[order], right[order], spacing[order]
-        first = np.concatenate(([True], (left[1:] != left[:-1]) | (right[1:] != right[:-1])))
+        first = np.ones(len(left), dtype=bool)
+        first[1:] = (left[1:] != left[:-1]) | (right[1:] != right[:-1])
         self.right_of: list[list] = [[] for _ in ids]
         self.left_of: list[list] = [[] for _ in ids]
         for a, b, gap in zip(left[first].tolist(), right[first].tolist(),

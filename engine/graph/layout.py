@@ -89,10 +89,10 @@ def layout(graph: nx.DiGraph, previous: Layout | None = None) -> Layout:
     Layout
         Deterministic: the same graph always gives the same layout.
     """
-    signature = structure_signature(graph)
-    if previous is not None and previous.signature == signature:
-        return previous
     with collector_paused():
+        signature = structure_signature(graph)
+        if previous is not None and previous.signature == signature:
+            return previous
         return _layout(graph, signature)
 
 
@@ -112,6 +112,7 @@ def _layout(graph: nx.DiGraph, signature: tuple) -> Layout:
     ordering = Ordering(proper.layer, proper.seg_src, proper.seg_dst,
                         _start_key(proper, np.arange(n, dtype=np.float64)))
     ordering.reduce()
+    ordering.gather(_clusters(graph, proper.n))
 
     box_width = np.full(proper.n, DUMMY_WIDTH)
     box_width[:n] = NODE_WIDTH
@@ -131,7 +132,7 @@ def _layout(graph: nx.DiGraph, signature: tuple) -> Layout:
         initial_crossings=ordering.initial_crossings,
         edges=_polylines(edge_list, reversed_edges, proper, x, y),
         groups=_group_boxes(graph, positions),
-        size=_size(x[:n], y[:n]),
+        size=_size(x, y, box_width),
         signature=signature,
     )
 
@@ -148,6 +149,16 @@ def _start_key(proper: ProperGraph, real_key: np.ndarray) -> np.ndarray:
         t = (proper.layer[n:] - top) / (proper.layer[lower] - top)
         key[n:] = real_key[upper] + (real_key[lower] - real_key[upper]) * t
     return key
+
+
+def _clusters(graph: nx.DiGraph, n_total: int) -> np.ndarray:
+    """A cluster number per node (dummies included) from its module group; -1 for none."""
+    numbers: dict = {}
+    cluster = np.full(n_total, -1, dtype=np.int64)
+    for i, (_, group) in enumerate(graph.nodes(data="group")):
+        if group:
+            cluster[i] = numbers.setdefault(group, len(numbers))
+    return cluster
 
 
 def _layers(ids, layer, pos):
@@ -204,7 +215,8 @@ def _enclosing(group: str) -> list[str]:
     return [".".join(parts[: k + 1]) for k in range(len(parts))]
 
 
-def _size(x, y) -> tuple:
+def _size(x, y, box_width) -> tuple:
+    """Width and height of the drawing, which starts at (0, 0)."""
     if len(x) == 0:
         return (0.0, 0.0)
-    return (float(x.max() - x.min() + NODE_WIDTH), float(y.max() + NODE_HEIGHT / 2))
+    return (float((x + box_width / 2).max()), float(y.max() + NODE_HEIGHT / 2))

@@ -89,10 +89,33 @@ class Ordering:
                 if stale >= PATIENCE or now == 0:
                     break
 
-    def _round(self, parity: int, heuristic: str, side: str) -> None:
+    def gather(self, cluster: np.ndarray) -> None:
+        """Bring nodes of one cluster (a module group; -1 for none) together in every layer,
+        where that adds no crossing: each moves to its cluster's mean place in the layer.
+
+        All layers at once first (a group spans layers: moving one layer alone would cross its
+        edges to the next), kept if the total does not grow; then layer by layer.
+        """
+        if not (cluster >= 0).any():
+            return
+        npos = (self.pos + 0.5) / self.width[self.layer]
+        key = _cluster_key(npos, self.layer, cluster, (cluster >= 0))
+        seq = self.seq[np.argsort(self.seq_layer * 2.0 + key[self.seq], kind="stable")]
+        candidate = np.empty_like(self.pos)
+        candidate[seq] = self.slot_rank
+        counted = self._count(candidate, np.ones(self.n_layers, dtype=bool))
+        if counted.sum() <= self.pair_crossings.sum():
+            self.seq, self.pos, self.pair_crossings = seq, candidate, counted
+        for parity in (0, 1):
+            self._round(parity, "cluster", "", cluster)
+
+    def _round(self, parity: int, heuristic: str, side: str, cluster=None) -> None:
         layer, pos = self.layer, self.pos
         npos = (pos + 0.5) / self.width[layer]  # in (0, 1): layers of any width compare
-        key = self._neighbour_key(npos, parity, heuristic, side)
+        if cluster is None:
+            key = self._neighbour_key(npos, parity, heuristic, side)
+        else:
+            key = _cluster_key(npos, layer, cluster, (cluster >= 0) & (layer % 2 == parity))
         # A stable sort of the current order: ties keep their places.
         cand_seq = self.seq[np.argsort(self.seq_layer * 2.0 + key[self.seq], kind="stable")]
         moved = cand_seq != self.seq
@@ -156,3 +179,16 @@ class Ordering:
             s = start[:-1][has]
             key[has] = 0.5 * (value[s + (d - 1) // 2] + value[s + d // 2])
         return key
+
+
+def _cluster_key(npos, layer, cluster, member) -> np.ndarray:
+    """Each ``member`` node (a mask) at the mean place of its cluster's nodes in its layer."""
+    key = npos.copy()
+    if not member.any():
+        return key
+    n_clusters = int(cluster.max()) + 1
+    cell = layer[member] * n_clusters + cluster[member]  # one cell per (layer, cluster)
+    cells, index = np.unique(cell, return_inverse=True)
+    mean = np.bincount(index, weights=npos[member]) / np.bincount(index)
+    key[member] = mean[index]
+    return key

@@ -829,19 +829,35 @@ def getitem(input, index):
     return out
 
 
+def _written_through(index):
+    """The view op PyTorch's ``x[index] = v`` writes through (named in an error), if basic."""
+    parts = index if isinstance(index, tuple) else (index,)
+    name = None
+    for i in parts:
+        if _is_int_index(i):
+            name = "Select"
+        elif isinstance(i, slice):
+            name = "Slice"
+        elif i is None:
+            name = "Unsqueeze"
+        elif i is not Ellipsis:
+            return None  # a tensor index: index_put_ on the tensor itself
+    return name
+
+
 def setitem(input, index, value):
     """``x[index] = value``: in place; a tensor that needs grad gets a CopySlices node."""
     np_index = _to_numpy_index(index)
     value_t = value if isinstance(value, _T) else None
     v = value._data if value_t is not None else value
-    needs_graph = grad_state.enabled and (input.requires_grad or (value_t is not None and value_t.requires_grad))
+    needs_graph = grad_state.enabled and (
+        input.requires_grad or (value_t is not None and value_t.requires_grad))
+    through = _written_through(index)
     try:
-        _check_inplace(input)
-    except RuntimeError:
-        parts = index if isinstance(index, tuple) else (index,)
-        through_view = not any(isinstance(i, np.ndarray) for i in _to_numpy_index(parts)) and (
-            index is not Ellipsis)
-        if through_view:  # PyTorch writes basic indices through a view: its message says so
+        _check_inplace(input, through)
+    except RuntimeError as e:
+        if through is not None and str(e).startswith("a leaf"):
+            # PyTorch writes basic indices through a view of the leaf: its message says so
             raise RuntimeError(
                 "a view of a leaf Variable that requires grad is being used in an in-place "
                 "operation."
@@ -856,13 +872,32 @@ def setitem(input, index, value):
     input._version.value += 1
 
 
-def _check_inplace(t):
+_NO_GRAD_VIEW = (
+    "created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+    "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+    "moving both the view and the inplace either both inside the no_grad block (if you don't "
+    "want the inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+)
+
+
+def _check_inplace(t, through=None):
+    """PyTorch's refusals of an in-place write into ``t`` (``through``: the view op PyTorch would
+    write through for ``t[index] = v``, named in one of its messages)."""
+    base = t._base
+    if (grad_state.enabled and base is not None and t.grad_fn is None and base.requires_grad):
+        # a view made under no_grad of a tensor that requires grad
+        if through is not None:
+            raise RuntimeError(f"Output 0 of {through} is a view of a view which was "
+                               + _NO_GRAD_VIEW)
+        raise RuntimeError("A view was " + _NO_GRAD_VIEW)
+    _check_leaf_inplace(t)
+
+
+def _check_leaf_inplace(t):
     if grad_state.enabled and t.requires_grad and t.grad_fn is None:
-        if t._base is not None:
-            raise RuntimeError(
-                "a view of a leaf Variable that requires grad is being used in an in-place operation."
-            )
-        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
     base = t._base
     # a differentiable view (``x[0]``, not ``x.detach()``) of a leaf that requires grad
     if (grad_state.enabled and base is not None and t.grad_fn is not None and base.requires_grad

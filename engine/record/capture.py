@@ -58,15 +58,18 @@ class Recording:
         self.saved = {id(fn): _saved_info(fn) for fn in self.walk.fns if not is_accumulate(fn)}
         self.trace = BackwardTrace()
 
-    def backward(self, gradient=None, retain_graph=None) -> None:
-        """Run ``output.backward(gradient)`` with hooks on every node, recording what flowed."""
-        with BackwardHooks(self.walk.fns) as hooks:
+    def backward(self, gradient=None, retain_graph=None, max_elements: int | None = None) -> None:
+        """Run ``output.backward(gradient)`` with hooks on every node, recording what flowed.
+
+        Gradients larger than ``max_elements`` are not kept (see ``BackwardHooks``).
+        """
+        with self.hooks(max_elements) as hooks:
             self.output.backward(gradient, retain_graph=retain_graph)
         self.trace = hooks.trace
 
-    def hooks(self) -> BackwardHooks:
-        """Hooks to install around a backward the caller runs; pass them to :meth:`use_trace`."""
-        return BackwardHooks(self.walk.fns)
+    def hooks(self, max_elements: int | None = None) -> BackwardHooks:
+        """Node hooks for a backward the caller runs (then ``use_trace(hooks.trace)``)."""
+        return BackwardHooks(self.walk.fns, max_elements)
 
     def use_trace(self, trace: BackwardTrace) -> None:
         self.trace = trace
@@ -132,8 +135,9 @@ def record_backward(output, path=None, *, names: dict | None = None, model=None,
         The graph with each edge's gradient, leaves' grads after the backward, and each node's
         ``executed_index`` (PyTorch's execution order).
     """
+    budget = budget or Budget()
     rec = Recording(output, names=names, model=model, name=name, model_prefix=model_prefix)
-    rec.backward(gradient, retain_graph)
+    rec.backward(gradient, retain_graph, budget.max_array_elements)
     recorded = rec.to_recorded(budget)
     if path is not None:
         from .writer import write

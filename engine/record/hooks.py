@@ -38,19 +38,27 @@ class BackwardTrace:
 class BackwardHooks:
     """Post-hooks on every node of ``fns`` that fill a :class:`BackwardTrace`.
 
+    Gradients with more than ``max_elements`` elements are not copied (they could not be written
+    anyway, and a large model's activations would fill memory): they are recorded as None.
     Use as a context manager around the ``backward()`` call; the hooks are removed on exit.
     """
 
-    def __init__(self, fns) -> None:
+    def __init__(self, fns, max_elements: int | None = None) -> None:
         self.trace = BackwardTrace()
+        self.max_elements = max_elements
         self._handles = [fn.register_hook(self._make_hook(fn)) for fn in fns]
 
     def _make_hook(self, fn):
         def hook(grad_inputs, grad_outputs):
             self.trace.executed[id(fn)] = ExecutedNode(
-                len(self.trace.order), _arrays(grad_outputs), _arrays(grad_inputs))
+                len(self.trace.order), self._arrays(grad_outputs), self._arrays(grad_inputs))
             self.trace.order.append(fn)
         return hook
+
+    def _arrays(self, grads) -> list[np.ndarray | None]:
+        limit = self.max_elements
+        return [None if g is None or (limit is not None and g.numel() > limit) else to_numpy(g)
+                for g in grads]
 
     def remove(self) -> None:
         for handle in self._handles:
@@ -62,7 +70,3 @@ class BackwardHooks:
 
     def __exit__(self, *exc) -> None:
         self.remove()
-
-
-def _arrays(grads) -> list[np.ndarray | None]:
-    return [None if g is None else to_numpy(g) for g in grads]

@@ -74,6 +74,41 @@ def replay_steps(source) -> list[ReplayStep]:
     return [_step(graph, k, node_id) for k, (_, node_id) in enumerate(executed)]
 
 
+def graph_at_step(graph: nx.DiGraph, k: int) -> nx.DiGraph:
+    """A copy of a recorded graph as it stood after the first ``k`` replay steps.
+
+    Nodes that had not run yet are not ``executed``; an edge carries its gradient once the node
+    that sent it has run (the consumer for an input edge, the producer for a named output); a
+    tensor shows its grad once its accumulator (or, for a retained grad, its ``grad_fn``) has
+    run. ``k = 0`` is the graph before the backward, ``k = len(replay_steps(graph))`` the whole
+    recording. ``graph.graph["replay_step"]`` is ``k``.
+    """
+    out = graph.copy()
+    out.graph["replay_step"] = k
+
+    def ran(node_id) -> bool:
+        index = out.nodes[node_id].get("executed_index")
+        return index is not None and index < k
+
+    for node_id, attrs in out.nodes(data=True):
+        if attrs["kind"] == "tensor":
+            continue
+        if not ran(node_id):
+            attrs["executed"], attrs["executed_index"] = False, None
+    for u, v, edge in out.edges(data=True):
+        sender = v if out.nodes[v]["kind"] != "tensor" else u
+        if not out.nodes[sender].get("executed"):
+            edge["grad"], edge["grads"] = None, [None] * len(edge["grads"])
+    for node_id, attrs in out.nodes(data=True):
+        if attrs["kind"] != "tensor" or attrs.get("grad") is None:
+            continue
+        # A leaf feeds only its accumulator; a named intermediate is fed only by its grad_fn.
+        writers = out.successors(node_id) if attrs["is_leaf"] else out.predecessors(node_id)
+        if not any(out.nodes[n].get("executed") for n in writers):
+            attrs["grad"] = None
+    return out
+
+
 def _step(graph: nx.DiGraph, index: int, node_id: str) -> ReplayStep:
     attrs = graph.nodes[node_id]
     node = ReplayNode(node_id, attrs["node_name"], attrs["kind"], attrs.get("group"))

@@ -5,8 +5,9 @@
 ends) and every ``opt.step()`` (through the optimizer's step post-hook). An iteration ends at
 ``opt.step()`` (without an optimizer: at the next backward), or when the code calls
 ``rec.step()``. The file keeps the graph of the last backward, with the gradients that flowed on
-each edge, and per iteration the loss, the named parameters with their grads, and the optimizer's
-state after its step -- so the timeline can move through iterations without a graph per iteration.
+each edge, and per iteration the loss, the named parameters (their values as that iteration's
+forward used them, before the step) with their grads, and the optimizer's state after its step:
+the timeline can move through iterations without a graph per iteration.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ class RecordingSession:
                               model_prefix=self.model_prefix)
         self._in_backward = True
         try:
-            with recording.hooks() as hooks:
+            with recording.hooks(self._graph_limits()[0]) as hooks:
                 run()
         finally:
             self._in_backward = False
@@ -194,8 +195,9 @@ class RecordingSession:
 
 
 def session(path, *, model=None, optimizer=None, names: dict | None = None,
-            model_prefix: str = "", budget: Budget | None = None,
-            iteration_budget: Budget | None = None, title: str = "") -> RecordingSession:
+            model_prefix: str = "", optimizer_name: str = "optimizer",
+            budget: Budget | None = None, iteration_budget: Budget | None = None,
+            title: str = "") -> RecordingSession:
     """Record the training iterations run inside a ``with`` block into ``path``.
 
     Parameters
@@ -210,6 +212,8 @@ def session(path, *, model=None, optimizer=None, names: dict | None = None,
         More names (tensors, modules), e.g. ``{"x": x}``.
     model_prefix : str
         Prefix for the model's names (``"model"`` gives ``model.fc1.weight``).
+    optimizer_name : str
+        The optimizer's name in the saved states (a script's variable name, e.g. ``"opt"``).
     budget, iteration_budget : Budget, optional
         Array size limits for the graph and for the per-iteration tensors.
     title : str
@@ -222,5 +226,6 @@ def session(path, *, model=None, optimizer=None, names: dict | None = None,
         records a backward explicitly.
     """
     return RecordingSession(path, model=model, optimizer=optimizer, names=names,
-                            model_prefix=model_prefix, budget=budget,
+                            model_prefix=model_prefix, optimizer_name=optimizer_name,
+                            budget=budget,
                             iteration_budget=iteration_budget, title=title)

@@ -23,7 +23,7 @@ from .limits import Limits
 from .memory import MemoryMeter
 from .numpy_subset import numpy_module
 from .objects import Builtin
-from .pause import Pause
+from .pause import Frame, Pause
 from .scopes import Activation
 from .specials import function_specials, method_specials, text_methods
 from .statements import RETURN, STATEMENT_HANDLERS, StatementsMixin
@@ -143,12 +143,13 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self._handling: list = []
         self._loops: list = []  # [loop line, iteration] of every running loop, outermost first
         self._loops_snapshot = ()  # _loops as a tuple of tuples; None when it changed
-        self._stop_requested = False
         self._max_statements = self.limits.max_statements
         self._memory = MemoryMeter(self.limits.max_total_bytes)
         self._next_memory_check = _MEMORY_CHECK_EVERY
-        self._check_at = -1 if self._stepping else min(self.limits.max_statements,
-                                                       self._next_memory_check)
+        if self._stepping or self._stop_requested:
+            self._check_at = -1
+        else:
+            self._check_at = min(self.limits.max_statements, self._next_memory_check)
 
     def _main(self) -> dict:
         self._reset()
@@ -169,10 +170,13 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             raise
         except (RecursionError, MemoryError) as e:
             raise self._runtime(e, self._current_stmt()) from e
-        except KeyboardInterrupt:
-            raise ScriptError("stopped", "the script was interrupted") from None
         except Exception as e:  # an error outside any statement (should not happen)
             raise self._runtime(e, self._current_stmt()) from e
+        except greenlet.GreenletExit:
+            raise  # steps() abandoned: unwind quietly
+        except BaseException as e:  # KeyboardInterrupt, SystemExit from somewhere below
+            raise ScriptError("stopped", f"the script was interrupted ({type(e).__name__})",
+                              *_position(self._current_stmt())) from e
         finally:
             # a script's global switches end with it: grad mode, anomaly mode, print options
             _grad_state.enabled, _grad_state.anomaly = saved
@@ -180,6 +184,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
                 setattr(_tensor_format, k, v)
             self._stack = []
             self._depth = 0
+            self._stop_requested = False  # a stop ends one run; the next run starts afresh
 
     def _push(self, act: Activation) -> None:
         self._stack.append(act)
@@ -224,7 +229,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             if len(stack) == 1:
                 frames = (stmt.gs_frame,)
             else:
-                frames = tuple([a.stmt.gs_frame for a in stack[:-1]] + [stmt.gs_frame])
+                frames = tuple([_frame_of(a) for a in stack[:-1]] + [stmt.gs_frame])
             loops = self._loops_snapshot
             if loops is None:
                 loops = self._loops_snapshot = tuple(map(tuple, self._loops))
@@ -263,7 +268,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         if len(stack) == 1:
             frames = (stmt.gs_frame,)
         else:
-            frames = tuple([a.stmt.gs_frame for a in stack[:-1]] + [stmt.gs_frame])
+            frames = tuple([_frame_of(a) for a in stack[:-1]] + [stmt.gs_frame])
         loops = self._loops_snapshot
         if loops is None:
             loops = self._loops_snapshot = tuple(map(tuple, self._loops))
@@ -343,6 +348,17 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self.output.append(text)
         if self.on_print is not None:
             self.on_print(text)
+
+
+def _position(stmt):
+    return (stmt.lineno, stmt.col_offset) if stmt is not None else (None, None)
+
+
+def _frame_of(act) -> Frame:
+    if act.stmt is not None:
+        return act.stmt.gs_frame
+    node = act.function._node if act.function is not None else None  # a lambda: no statements
+    return Frame(act.name, getattr(node, "lineno", 0))
 
 
 def _type_of(obj, *more):

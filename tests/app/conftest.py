@@ -58,5 +58,6 @@ def window(make_window, qtbot):
     from window_support import wait_idle
 
     window = make_window()
+    qtbot.waitUntil(lambda: window.controller.session is not None)
     wait_idle(qtbot, window)
     return window

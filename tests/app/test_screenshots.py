@@ -34,6 +34,7 @@ def shoot(window, name: str) -> Path:
 
 def test_screenshots_of_the_main_states(qtbot, make_window, tmp_path):
     window = make_window()
+    qtbot.waitUntil(lambda: window.controller.session is not None)
     wait_idle(qtbot, window)
     click_node(qtbot, window, "t:t2")
     window.actions_by_id["view.fit"].trigger()

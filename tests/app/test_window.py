@@ -374,3 +374,68 @@ def test_a_conditional_breakpoint_pauses_only_when_it_holds(qtbot, make_window, 
     assert window.save_to(str(path))
     assert window.open_path(str(path))
     assert window.editor.conditions == {4: "i == 3"}
+
+
+def _recorded_file(path):
+    """A tiny graph 'recorded from PyTorch': w -> AccumulateGrad -> MulBackward0 -> loss."""
+    import numpy as np
+
+    from engine.files import GraphFile, Recorded, RecordedEdge, RecordedNode, save
+
+    leaf = dict(name="w", is_leaf=True, requires_grad=True, retains_grad=False, shape=[2],
+                dtype="torch.float32", group="model.fc")
+    nodes = [
+        RecordedNode("t:w", "tensor", "w", leaf, value=np.array([1.0, 2.0], np.float32),
+                     grad=np.array([2.0, 4.0], np.float32)),
+        RecordedNode("t:w/AccumulateGrad", "accumulate", "AccumulateGrad",
+                     {"node_name": "torch::autograd::AccumulateGrad", "executed_index": 1,
+                      "variable": "t:w", "group": "model.fc"}),
+        RecordedNode("loss/grad_fn:MulBackward0", "function", "MulBackward0",
+                     {"node_name": "MulBackward0", "executed_index": 0, "group": "model.fc"}),
+        RecordedNode("t:loss", "tensor", "loss",
+                     dict(name="loss", is_leaf=False, requires_grad=True, retains_grad=False,
+                          shape=[2], dtype="torch.float32"),
+                     value=np.array([1.0, 4.0], np.float32)),
+    ]
+    edges = [RecordedEdge("t:w", "t:w/AccumulateGrad"),
+             RecordedEdge("t:w/AccumulateGrad", "loss/grad_fn:MulBackward0",
+                          np.array([2.0, 4.0], np.float32)),
+             RecordedEdge("loss/grad_fn:MulBackward0", "t:loss")]
+    save(path, GraphFile(script="", title="recorded",
+                         recorded=Recorded(nodes, edges, ["t:w"])))
+
+
+def test_a_file_recorded_from_pytorch_shows_its_graph_folded(qtbot, make_window, tmp_path):
+    path = tmp_path / "recorded.gstep"
+    _recorded_file(path)
+    window = make_window(open_demo=False)
+    assert window.open_path(str(path))
+    wait_idle(qtbot, window)
+    view = window.graph_view
+    assert "group:model.fc" in view.nodes
+    window.actions_by_id["view.unfold_all"].trigger()
+    click_node(qtbot, window, "t:w")
+    assert window.inspector.facts["grad"].startswith("[2., 4.]")
+
+
+def test_a_syntax_error_is_underlined_and_the_window_keeps_working(qtbot, window):
+    window.editor.setPlainText("import torch\nx = torch.ones(2\ny = 3\n")
+    window.actions_by_id["debug.continue"].trigger()
+    wait_idle(qtbot, window)
+    assert window.editor.errors and window.editor.errors[0].line in (2, 3)
+    assert any(e.kind == "error" for e in window.console.entries)
+    window.editor.setPlainText("import torch\nx = torch.ones(2)\n")
+    trigger(qtbot, window, "debug.continue")
+    assert status(window) == ctl.FINISHED
+    assert not window.editor.errors
+
+
+def test_console_lines_lead_to_the_editor_and_keys_reach_every_part(qtbot, window):
+    from PySide6.QtCore import QUrl
+
+    window.console.view.anchorClicked.emit(QUrl("line:7"))
+    assert window.editor.cursor_line() == 7
+    for part, widget in (("graph", window.graph_view.canvas), ("inspector", window.inspector.text),
+                         ("console", window.console.view), ("editor", window.editor)):
+        window.actions_by_id[f"view.focus_{part}"].trigger()
+        assert widget.hasFocus(), part

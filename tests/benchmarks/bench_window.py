@@ -1,4 +1,6 @@
-"""Window benchmarks: prints numbers (run: QT_QPA_PLATFORM=offscreen python tests/benchmarks/bench_window.py).
+"""Window benchmarks; prints numbers.
+
+Run: ``QT_QPA_PLATFORM=offscreen python tests/benchmarks/bench_window.py``.
 
 - file open to first full paint, 1,000 and 10,000 nodes (goals 0.3 s and 1.5 s): the whole path
   (load the file, run the script on the worker, build the graph and its layout, build the scene,
@@ -174,7 +176,8 @@ def main() -> None:
     for n in (1000, 10000):
         r = bench_view(app, n)
         print(f"view, {n:>6} nodes: scene build {r['build'] * 1000:7.1f} ms, first paint "
-              f"{r['first_paint'] * 1000:7.1f} ms, fit-all repaint {r['fit_repaint'] * 1000:6.1f} ms")
+              f"{r['first_paint'] * 1000:7.1f} ms, "
+              f"fit-all repaint {r['fit_repaint'] * 1000:6.1f} ms")
     for ops in (500, 5000):
         total, nodes = bench_open(app, settings, ops)
         print(f"file open to first full paint, {nodes:>6} nodes: {total:6.2f} s "

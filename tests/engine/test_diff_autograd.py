@@ -410,7 +410,8 @@ def _matmul_batched(t):
     return ((v @ a) @ b).sum() + (a.transpose(1, 2) @ v).mean()
 
 
-ORDER_GRAPHS = {"inplace_views": _inplace_views, "matmul_batched": _matmul_batched, "fan": _fan, "mlp": _mlp, "diamond": _diamond, "long_and_short": _long_and_short,
+ORDER_GRAPHS = {"inplace_views": _inplace_views, "matmul_batched": _matmul_batched, "fan": _fan,
+                "mlp": _mlp, "diamond": _diamond, "long_and_short": _long_and_short,
                 "shared_leaf_chain": _shared_leaf_chain, "cat_stack": _cat_stack}
 
 

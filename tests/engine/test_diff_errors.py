@@ -117,7 +117,36 @@ def _nonleaf_requires_grad_false(t):
     (leaf(t, 3) * 2).requires_grad_(False)
 
 
+def _no_grad_view(t, write):
+    x = leaf(t, 3)
+    y = x * 1
+    with t.no_grad():
+        v = y[0:2]
+    write(v)
+
+
+def _no_grad_view_of_leaf(t):
+    x = leaf(t, 3)
+    with t.no_grad():
+        v = x.view(3)
+    v.add_(1)
+
+
+def _detached_inplace_allowed(t):
+    x = leaf(t, 3)
+    d = (x * 1).detach()
+    d.zero_()
+    x.detach().mul_(2)
+    raise ValueError(f"reached the end: {d.tolist()} {x.tolist()}")
+
+
 ERRORS = {
+    "no_grad_view_inplace": lambda t: _no_grad_view(t, lambda v: v.mul_(2)),
+    "no_grad_view_setitem_int": lambda t: _no_grad_view(t, lambda v: v.__setitem__(0, 1.0)),
+    "no_grad_view_setitem_slice": lambda t: _no_grad_view(
+        t, lambda v: v.__setitem__(slice(0, 1), 1.0)),
+    "no_grad_view_of_leaf": _no_grad_view_of_leaf,
+    "detached_inplace_allowed": _detached_inplace_allowed,
     # backward
     "nonscalar_backward": lambda t: (leaf(t, 3) * 2).backward(),
     "no_grad_fn": lambda t: t.ones(3).sum().backward(),

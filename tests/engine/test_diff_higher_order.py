@@ -167,7 +167,15 @@ def _backward_inputs_create_graph(t):
     return g, hw, w.grad
 
 
+def _anomaly_with_graph(t):
+    x = t.tensor([0.0, 1.0], dtype=t.float64, requires_grad=True)
+    with t.autograd.detect_anomaly():
+        (g,) = t.autograd.grad((x / x).sum(), x, create_graph=True)
+    return (g,)
+
+
 CASES = {
+    "anomaly_with_graph": _anomaly_with_graph,
     "backward_inputs_create_graph": _backward_inputs_create_graph,
     "backward_create_graph": _backward_create_graph,
     "grad_outputs_with_graph": _grad_outputs_with_graph,

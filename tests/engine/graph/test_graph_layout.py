@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine as T
-from engine.graph import (DUMMY_WIDTH, LAYER_SPACING, NODE_GAP, NODE_WIDTH, build_graph, fold,
-                          layout)
+from engine.graph import (DUMMY_WIDTH, LAYER_SPACING, NODE_GAP, NODE_HEIGHT, NODE_WIDTH,
+                          build_graph, fold, layout)
 from engine.graph.synthetic import trace_like_dag, wide_random_dag
 
 from graph_cases import seed_demo, training_step
@@ -56,6 +56,14 @@ def assert_well_drawn(graph, lay):
         assert lay.layers[layer][k] == node_id
     assert lay.crossings == drawn_crossings(lay)
     assert lay.crossings <= lay.initial_crossings
+    # Everything lies inside (0, 0) .. size.
+    xs = [x for line in lay.edges.values() for x, _ in line]
+    xs += [x for x, _ in lay.positions.values()]
+    if lay.positions:
+        width, height = lay.size
+        assert min(x for x, _ in lay.positions.values()) >= NODE_WIDTH / 2 - 1e-6
+        assert min(xs) >= DUMMY_WIDTH / 2 - 1e-6 and max(xs) <= width + 1e-6
+        assert max(y for _, y in lay.positions.values()) + NODE_HEIGHT / 2 == height
 
 
 def test_seed_demo_reads_top_down_with_the_chain_straight():
@@ -199,3 +207,19 @@ def test_a_growing_graph_keeps_what_was_already_drawn_in_order():
         for indices in by_layer.values():
             moved += sum(1 for a, b in zip(indices, indices[1:]) if a > b)
     assert moved <= 2
+
+
+def test_module_groups_are_gathered_when_that_costs_no_crossing():
+    g = nx.DiGraph()
+    # Created interleaved: a1 b1 a2 b2, each feeding its own op below; two modules A and B.
+    for name in ("a1", "b1", "a2", "b2"):
+        g.add_node(name, group=name[0].upper())
+    for name in ("a1", "b1", "a2", "b2"):
+        g.add_node(name + "_op", group=name[0].upper())
+        g.add_edge(name, name + "_op")
+    lay = layout(g)
+    assert_well_drawn(g, lay)
+    assert lay.layers == [["a1", "a2", "b1", "b2"], ["a1_op", "a2_op", "b1_op", "b2_op"]]
+    ax0, _, ax1, _ = lay.groups["A"]
+    bx0, _, bx1, _ = lay.groups["B"]
+    assert ax1 < bx0  # the two boxes do not overlap

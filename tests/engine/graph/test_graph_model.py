@@ -116,6 +116,11 @@ def test_previous_graph_reports_what_changed():
     after = build_graph(ns, previous=before)
     assert after.graph["changed"] == ["t:w"]
     assert after.graph["added"] == [] and after.graph["removed"] == []
+    ns["extra"] = T.ones(1)
+    del ns["target"]
+    later = build_graph(ns, previous=after)
+    assert later.graph["added"] == ["t:extra"] and later.graph["removed"] == ["t:target"]
+    assert later.graph["changed"] == []
 
 
 class FakeModule:

@@ -12,7 +12,7 @@ torch = pytest.importorskip("torch")
 
 import engine.files as files  # noqa: E402
 import engine.record as record  # noqa: E402
-from engine.graph import fold  # noqa: E402
+from engine.graph import fold, layout  # noqa: E402
 from plain_resnet import deep_resnet, resnet18  # noqa: E402
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
@@ -67,6 +67,16 @@ def test_folding_a_stage_leaves_one_node_for_it(deep):
     assert len(members) == sum(1 for _, a in graph.nodes(data=True)
                                if str(a.get("group") or "").startswith("layer2"))
     assert folded.number_of_nodes() == graph.number_of_nodes() - len(members) + 1
+
+
+def test_the_window_can_lay_it_out_with_its_module_boxes(deep):
+    graph, _, _ = deep
+    placed = layout(graph)
+    assert set(placed.positions) == set(graph.nodes)
+    assert {"layer1.0.conv1", "layer4.15", "fc"} <= set(placed.groups)
+    x0, y0, x1, y1 = placed.groups["layer4.15"]
+    inner = placed.groups["layer4.15.conv2"]
+    assert x0 <= inner[0] and y0 <= inner[1] and inner[2] <= x1 and inner[3] <= y1
 
 
 def test_parameter_grads_are_the_ones_torch_computed(deep):

@@ -982,3 +982,9 @@ snippet("variable_volatile_style_loop", """
         w.data = w.data - 0.01 * w.grad.data
         w.grad.data.zero_()
 """)
+
+snippet("type_of_tensor_printed", """
+    import torch
+    x = torch.ones(1)
+    print(type(x), type(x).__name__, type(x.item()))
+""")

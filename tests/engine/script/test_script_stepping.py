@@ -233,3 +233,19 @@ def test_script_function_called_after_the_run_still_works():
 
 def torch_grad_enabled() -> bool:
     return grad_state.enabled
+
+
+def test_pauses_inside_a_function_called_from_a_lambda():
+    source = "def g(v):\n    w = v + 1\n    return w\nf = lambda v: g(v)\nr = f(1)\n"
+    inner = [p for p in pauses(source) if p.depth == 2]
+    assert [p.line for p in inner] == [2, 3]
+    assert [tuple(f) for f in inner[0].stack] == [("<module>", 5), ("<lambda>", 4), ("g", 2)]
+
+
+def test_stop_before_the_first_statement_stops_that_run_only():
+    interp = Interpreter("a = 1\n")
+    interp.stop()
+    with pytest.raises(ScriptError) as err:
+        interp.run()
+    assert err.value.kind == "stopped" and err.value.line == 1
+    assert interp.run()["a"] == 1
