@@ -115,9 +115,14 @@ class NodeItem(QGraphicsItem):
         self.colours = colours
         self.executing = False
         self.search_hit = False
+        self.xy = (0.0, 0.0)  # the position as plain floats (edges read it while building)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setAcceptHoverEvents(False)
         self.set_attrs(attrs)
+
+    def place(self, x: float, y: float) -> None:
+        self.xy = (x, y)
+        self.setPos(x, y)
 
     def set_attrs(self, attrs: dict) -> None:
         self.attrs = attrs
@@ -280,13 +285,13 @@ class EdgeItem(QGraphicsItem):
         """From the bottom of the source to the top of the target (the layout runs downwards),
         through the layout's bend points where a long edge crosses other layers."""
         self.prepareGeometryChange()
-        a = source.pos()
-        b = target.pos()
-        sx, sy = a.x(), a.y() + source._rect.bottom()
-        ex, ey = b.x(), b.y() + target._rect.top()
+        ax, ay = source.xy
+        bx, by = target.xy
+        sx, sy = ax, ay + source._rect.bottom()
+        ex, ey = bx, by + target._rect.top()
         if ey <= sy:  # same layer or upwards: connect the sides
-            sx, sy = a.x() + source._rect.right(), a.y()
-            ex, ey = b.x() + target._rect.left(), b.y()
+            sx, sy = ax + source._rect.right(), ay
+            ex, ey = bx + target._rect.left(), by
             bends = ()
         # Plain floats: at 10,000 edges, building QPointF lists dominates the scene's build.
         self.points = [(sx, sy), *bends, (ex, ey)]
@@ -307,8 +312,7 @@ class EdgeItem(QGraphicsItem):
             left, right = (x0, x1) if x0 < x1 else (x1, x0)
             top, bottom = (y0, y1) if y0 < y1 else (y1, y0)
         else:
-            xs = [p[0] for p in self.points]
-            ys = [p[1] for p in self.points]
+            xs, ys = zip(*self.points)
             left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
         bounds = QRectF(left - 10, top - 10, right - left + 20, bottom - top + 20)
         if self.carried:

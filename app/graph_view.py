@@ -25,7 +25,7 @@ MIN_ZOOM, MAX_ZOOM = 0.0005, 4.0
 # Below this zoom a node is a few pixels wide: the whole graph is drawn as one recorded picture
 # (one C++ replay) instead of asking 20,000 items to paint themselves.
 FAR_ZOOM = 0.2
-FAR_MIN_NODES = 3000  # below this, items painting themselves as plain boxes is fast enough
+FAR_MIN_NODES = 300  # below this, items painting themselves as plain boxes is fast enough
 OVERVIEW_MIN_NODES = 30  # smaller graphs fit on screen: no overview needed
 
 
@@ -184,15 +184,22 @@ class GraphOverview(QWidget):
         canvas.viewport_changed.connect(self.update)
 
     def refresh(self) -> None:
-        """Render the scene once into an image (redrawn only when the graph changes)."""
-        scene = self.canvas.scene()
-        self.scene_rect = scene.itemsBoundingRect()
+        """Draw the graph once into an image (again only when the graph changes), from the
+        same boxes-and-lines picture the canvas uses when zoomed far out."""
+        owner = self.canvas.parent()
+        self.scene_rect = QRectF(owner.bounds)
         image = QImage(self.size() * self.devicePixelRatioF(), QImage.Format.Format_ARGB32)
         image.setDevicePixelRatio(self.devicePixelRatioF())
         image.fill(Qt.GlobalColor.transparent)
-        if not self.scene_rect.isEmpty():
+        if not self.scene_rect.isEmpty() and owner.nodes:
+            target = self._target()
+            sx = target.width() / self.scene_rect.width()
+            sy = target.height() / self.scene_rect.height()
             painter = QPainter(image)
-            scene.render(painter, QRectF(self._target()), self.scene_rect)
+            painter.translate(target.left(), target.top())
+            painter.scale(sx, sy)
+            painter.translate(-self.scene_rect.left(), -self.scene_rect.top())
+            painter.drawPicture(0, 0, owner._far_picture())
             painter.end()
         self.image = image
         self.update()
@@ -235,16 +242,8 @@ class GraphOverview(QWidget):
         painter.drawRect(frame)
 
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.canvas.user_moved = True
         self.canvas.centerOn(self._to_scene(event.position()))
-
-    def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 - Qt override
-        item = self.itemAt(event.position().toPoint())
-        node_id = getattr(item, "node_id", None)
-        if node_id is not None:
-            self.node_double_clicked.emit(node_id)
-            event.accept()
-            return
-        super().mouseDoubleClickEvent(event)
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
         if event.buttons() & Qt.MouseButton.LeftButton:
@@ -355,6 +354,7 @@ class GraphView(QWidget):
         self.canvas.zoom_changed.connect(self._zoom_changed)
         self.canvas.node_double_clicked.connect(self._double_clicked)
         self._far = False
+        self._far_shapes = None
         self._node_layer = None
         self._edge_layer = None
         self.canvas.setBackgroundBrush(self.colours.background)
@@ -368,7 +368,6 @@ class GraphView(QWidget):
         self._layout = None  # the layout the items were placed by
         self._search_hits: list[str] = []
         self._search_index = -1
-        self._fitted_once = False
 
         self.search = QLineEdit(self)
         self.search.setObjectName("graphSearch")
@@ -457,7 +456,7 @@ class GraphView(QWidget):
             positions = scene_positions(view_layout, view_graph)
             same_shape = (set(self.nodes) == set(view_graph.nodes)
                           and set(self.edges) == set(view_graph.edges)
-                          and all(self.nodes[n].pos() == QPointF(*positions.get(n, (0, 0)))
+                          and all(self.nodes[n].xy == positions.get(n, (0.0, 0.0))
                                   for n in view_graph.nodes))
         if same_shape:
             self._update_items(view_graph)
@@ -491,6 +490,7 @@ class GraphView(QWidget):
         self.nodes.clear()
         self.edges.clear()
         self._node_layer = self._edge_layer = None
+        self._far_shapes = None
         self._layout = None
         self.canvas.far_picture = None
         self.overview.hide()
@@ -523,22 +523,26 @@ class GraphView(QWidget):
         picture = QPicture()
         painter = QPainter(picture)
         c = self.colours
+        if self._far_shapes is None:
+            # Built once per scene; a backward step only regroups them by colour.
+            # Edges run straight from end to end: at this zoom a long edge's bends are not
+            # worth 50,000 more segments.
+            self._far_shapes = (
+                [(QLineF(*e.points[0], *e.points[-1]), e) for e in self.edges.values()],
+                [(i.boundingRect().adjusted(4, 4, -4, -4).translated(i.pos()), i)
+                 for i in self.nodes.values()])
+        edge_shapes, node_shapes = self._far_shapes
         plain, carried = [], []
-        for edge in self.edges.values():
-            # Straight from end to end: at this zoom a long edge's bends are not worth 50,000
-            # more segments.
-            (x0, y0), (x1, y1) = edge.points[0], edge.points[-1]
-            (carried if edge.carried else plain).append(QLineF(x0, y0, x1, y1))
+        for line, edge in edge_shapes:
+            (carried if edge.carried else plain).append(line)
         for lines, colour in ((plain, c.edge), (carried, c.covered)):
             if lines:
                 painter.setPen(QPen(colour, 0))
                 painter.drawLines(lines)
         painter.setPen(Qt.PenStyle.NoPen)
         by_colour: dict[str, list] = {}
-        for item in self.nodes.values():
-            colour = item.far_colour()
-            by_colour.setdefault(colour.name(), []).append(
-                item.boundingRect().adjusted(4, 4, -4, -4).translated(item.pos()))
+        for rect, item in node_shapes:
+            by_colour.setdefault(item.far_colour().name(), []).append(rect)
         for name, rects in by_colour.items():
             painter.setBrush(QColor(name))
             painter.drawRects(rects)
@@ -560,8 +564,7 @@ class GraphView(QWidget):
         self._node_layer = node_layer = self._new_layer(0)
         for node_id, attrs in graph.nodes(data=True):
             item = NodeItem(node_id, attrs, colours)
-            x, y = positions.get(node_id, (0.0, 0.0))
-            item.setPos(x, y)
+            item.place(*positions.get(node_id, (0.0, 0.0)))
             item.setParentItem(node_layer)
             nodes[node_id] = item
         edge_layer = self._edge_layer

@@ -93,6 +93,10 @@ class MatrixView(QTabWidget):
         self.image.setColorMap(pg.colormap.get("CET-D1"))
         self.plot.autoRange()
 
+    def refresh_theme(self) -> None:
+        if self.plot is not None:
+            self.plot.setBackground(self.palette().color(self.backgroundRole()))
+
     def dispose(self) -> None:
         """Delete the pyqtgraph widget now: one alive at interpreter exit can crash PySide6."""
         if self.plot is not None:
@@ -166,10 +170,11 @@ class InspectorPanel(QWidget):
             rows, title = self._function_rows(graph, node_id, attrs)
         self.facts = {key: plain for key, plain, _html in rows}
         body = "".join(
-            f"<tr><td style='padding:2px 10px 2px 0;vertical-align:top'><b>{html.escape(key)}</b>"
-            f"</td><td style='padding:2px 0'>{cell}</td></tr>" for key, _plain, cell in rows)
+            f"<tr><td nowrap style='padding:2px 10px 2px 0;vertical-align:top'>"
+            f"<b>{html.escape(key)}</b></td><td style='padding:2px 0'>{cell}</td></tr>"
+            for key, _plain, cell in rows)
         self.text.setHtml(f"<h3 style='margin:4px 0'>{html.escape(title)}</h3>"
-                          f"<table cellspacing='0'>{body}</table>")
+                          f"<table cellspacing='0' width='100%'>{body}</table>")
         self._show_matrix()
 
     def _tensor_rows(self, graph, node_id, a) -> tuple[list, str]:
@@ -221,7 +226,8 @@ class InspectorPanel(QWidget):
         elif not a.get("is_leaf") and a.get("retains_grad"):
             note = "kept because retain_grad() was called"
         plain = text + (f" ({note})" if note else "")
-        cell = f"<pre style='margin:0;color:#c25400'>{html.escape(text)}</pre>"
+        cell = (f"<div style='white-space:pre-wrap;font-family:monospace;color:#c25400'>"
+                f"{html.escape(text)}</div>")
         if note:
             cell += f"<span style='color:#8c8c8c'>{html.escape(note)}</span>"
         return "grad", plain, cell
@@ -340,8 +346,9 @@ def leaf_explanation(name: str, a: dict, producer: str | None) -> str:
 
 def _row(key: str, plain: str, *, mono: bool = False) -> tuple[str, str, str]:
     escaped = html.escape(plain)
-    # pre: a matrix keeps one row per line, as numpy prints it.
-    return key, plain, (f"<pre style='margin:0'>{escaped}</pre>" if mono else escaped)
+    # pre-wrap: a matrix keeps one row per line, as numpy prints it; long text still wraps.
+    return key, plain, (f"<div style='white-space:pre-wrap;font-family:monospace'>{escaped}</div>"
+                        if mono else escaped)
 
 
 # Re-exported for the graph's short labels.

@@ -290,7 +290,7 @@ class MainWindow(QMainWindow):
     def _report_open_error(self, path, message: str) -> None:
         self.console.add("error", f"Could not open {Path(path).name}: {message}")
         self.status.showMessage(f"Could not open {Path(path).name} (the current script is kept)",
-                                10000)
+                                4000)
         self._show_banner(f"<b>Could not open {Path(path).name}</b>: {message}<br>"
                           "The script you had open is unchanged.")
         self.docks["console"].raise_()
@@ -760,6 +760,7 @@ class MainWindow(QMainWindow):
             apply_theme(app, dark)
         self.editor.set_dark(dark)
         self.graph_view.set_dark(dark)
+        self.inspector.matrix.refresh_theme()
 
     def _focus(self, key: str, widget: QWidget) -> None:
         dock = self.docks.get(key)

@@ -22,8 +22,9 @@ from engine.session import panels_model as pm
 
 from .common import header, panels_hub, point_view, save_csv, vbox
 
-FRAME_MS = 33  # the plots' refresh while a run goes on: about the screen's rate
-PAINT_FACTOR = 12  # redraw interval / time to set the data: keeps drawing near 25% of the time
+FRAME_MS = 33  # the plots' refresh while a run goes on: about the screen's rate at best
+MAX_FRAME_MS = 500  # ... and at worst
+GUI_SHARE = 0.2  # of the time the GUI thread may take while a run goes on
 _PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#e16f24",
             "#6e7781")
 
@@ -37,6 +38,9 @@ def _plot(title: str, left: str) -> pg.PlotWidget:
     # these two keep 10,000 points per curve cheap: draw at most ~one point per pixel
     item.setDownsampling(auto=True, mode="peak")
     item.setClipToView(True)
+    # the x range grows in steps (``_grow_x``): an axis whose range changes re-lays out all its
+    # ticks, which would otherwise be most of the cost of every frame of a run
+    item.enableAutoRange(x=False)
     item.addLegend(offset=(-10, 10), labelTextSize="8pt")
     widget.setMinimumHeight(110)
     return widget
@@ -57,6 +61,8 @@ class TrainingPlotsPanel(QWidget):
         self.curves: dict[tuple[str, str], pg.PlotDataItem] = {}
         self.drawn_iterations = 0
         self._drawn = None  # (history, version) last drawn
+        self._x_max = 0  # the shown x range's end
+        self._last_tick: tuple[float, float] | None = None  # (GUI thread CPU time, wall time)
 
         layout = vbox(self)
         top, self.status = header("Training", self.export_csv)
@@ -108,7 +114,8 @@ class TrainingPlotsPanel(QWidget):
         self.progress.setValue(0)
         self.progress.setFormat(f"%v / {n}")
         self.stop_button.setEnabled(True)
-        self.timer.start()
+        self._last_tick = None
+        self.timer.start(FRAME_MS)
         self.controller.run_iterations(n, progress=self._progress_reporter())
 
     def _progress_reporter(self):
@@ -134,21 +141,27 @@ class TrainingPlotsPanel(QWidget):
     def _busy_changed(self, busy: bool) -> None:
         self.stop_button.setEnabled(busy)
         if busy:
-            self.timer.start()
+            self._last_tick = None
+            self.timer.start(FRAME_MS)
         else:
             self.timer.stop()
             self.redraw()
 
     # ------------------------------------------------------------------ drawing
     def _tick(self) -> None:
-        start = time.perf_counter()
-        if not self.redraw():
-            return
-        # The GUI thread shares the interpreter lock with the training, so drawing must stay a
-        # small share of the time: painting the curves (later, in Qt's paint event) costs a few
-        # times what setting their data does, so the interval is a multiple of the latter.
-        spent_ms = (time.perf_counter() - start) * 1000
-        self.timer.setInterval(max(FRAME_MS, int(PAINT_FACTOR * spent_ms)))
+        self.redraw()
+        # The GUI thread shares the interpreter lock with the training: whatever it does (this
+        # redraw, the paint after it, the progress bar) slows the run by about its share of the
+        # time. Measure that share since the last tick and stretch or shrink the interval to
+        # keep it near GUI_SHARE: a frame per screen refresh while drawing is cheap, fewer when
+        # it is not (many iterations, many parameters, a slow machine).
+        cpu, wall = time.thread_time(), time.perf_counter()
+        if self._last_tick is not None:
+            share = (cpu - self._last_tick[0]) / max(1e-6, wall - self._last_tick[1])
+            wanted = self.timer.interval() * share / GUI_SHARE
+            interval = (self.timer.interval() + wanted) / 2  # smoothed: one slow frame is noise
+            self.timer.setInterval(int(min(MAX_FRAME_MS, max(FRAME_MS, interval))))
+        self._last_tick = (cpu, wall)
 
     def refresh(self, *_args) -> None:
         view = point_view(self.controller, self.hub)
@@ -174,6 +187,7 @@ class TrainingPlotsPanel(QWidget):
             norms = history.series(history.grad_norms, self.names)
             ratios = history.series(history.update_ratios, self.names)
         self.drawn_iterations = len(loss)
+        self._grow_x(len(loss))
         self._set("loss", self.loss_plot, {"loss": (np.arange(len(loss), dtype=np.float64),
                                                     loss)})
         self._set("norm", self.norm_plot, norms)
@@ -182,6 +196,12 @@ class TrainingPlotsPanel(QWidget):
         self.status.setText(f"{len(loss)} iterations{last}" if len(loss) else
                             "no backward() yet")
         return True
+
+    def _grow_x(self, n: int) -> None:
+        """Show iterations 0..n: the x range (shared by the three plots) grows by half when full."""
+        if n > self._x_max or n < self._x_max / 4:  # outgrown, or a new, shorter run
+            self._x_max = max(10, int(n * 1.5))
+            self.loss_plot.setXRange(0, self._x_max, padding=0.02)
 
     def _set(self, kind: str, plot: pg.PlotWidget, series: dict) -> None:
         item = plot.getPlotItem()

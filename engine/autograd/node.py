@@ -156,13 +156,19 @@ class Node:
         if arrays is None:
             arrays = (None,) * n
         out = []
+        vjps = op.vjps
+        meta = self.input_meta
+        ans = self.ans
         for i, (fn, _) in enumerate(self.next_functions):
             if fn is None:
                 out.append(None)
                 continue
-            gi = op.vjps[i](g, self.ans, *arrays, **params)
-            shape, dtype = self.input_meta[i]
-            out.append(_reduce_to(gi, shape, dtype))
+            gi = vjps[i](g, ans, *arrays, **params) if params else vjps[i](g, ans, *arrays)
+            shape, dtype = meta[i]
+            # Most gradients already have their input's shape and dtype: skip the call then.
+            if gi is None or gi.__class__ is not np.ndarray or gi.shape != shape or gi.dtype != dtype:
+                gi = _reduce_to(gi, shape, dtype)
+            out.append(gi)
         return out
 
 

@@ -19,7 +19,7 @@ from ..files.format import Recorded, RecordedEdge, RecordedNode
 from ..graph.ids import label_of, tensor_id
 from ._torch import require_torch
 from .arrays import SMALL_SAVED_ELEMENTS, Budget, stats, to_numpy
-from .hooks import BackwardHooks, BackwardTrace
+from .hooks import TOO_LARGE, BackwardHooks, BackwardTrace
 from .modules import MODULE_KEY
 from .names import NamedTorchTensor, named_torch_tensors
 from .walk import GraphWalk, is_accumulate
@@ -193,7 +193,12 @@ class _Emitter:
             items.append((key, t_tie, self._tensor_node(t, node_id, entry)))
             if t.grad_fn is None:
                 leaves.append(node_id)
-        self._charge_edges(edges)
+        by_id = {node.id: node for _, _, node in items}
+        for edge in self._charge_edges(edges):
+            # A consumer's gradient for its input is one part of the sum the input's node
+            # received: with a part missing, a replay must show None, not the sum of the rest.
+            if by_id[edge.target].kind == "function":
+                by_id[edge.source].attrs["grads_incomplete"] = True
         items.sort(key=lambda item: (item[0], item[1]))
         order = {node.id: i for i, (_, _, node) in enumerate(items)}
         leaves.sort(key=order.__getitem__)
@@ -280,10 +285,18 @@ class _Emitter:
             grad = executed.grads_in[nr]
         return RecordedEdge(self.walk.fn_ids[id(t.grad_fn)], node_id, grad)
 
-    def _charge_edges(self, edges: list[RecordedEdge]) -> None:
-        # After the tensors (leaves first); then in discovery order, from the loss outwards.
+    def _charge_edges(self, edges: list[RecordedEdge]) -> list[RecordedEdge]:
+        """Keep edge gradients within the budget; returns the edges whose gradient was dropped.
+
+        Charged after the tensors (leaves first), in discovery order: from the loss outwards.
+        """
+        dropped = []
         for edge in edges:
-            edge.grad = self.budget.keep(edge.grad)
+            if edge.grad is TOO_LARGE or (edge.grad is not None
+                                          and self.budget.keep(edge.grad) is None):
+                edge.grad = None
+                dropped.append(edge)
+        return dropped
 
 
 # -- saved tensors -----------------------------------------------------------------------------

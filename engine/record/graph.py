@@ -2,9 +2,10 @@
 
 Node and edge attributes are exactly those of ``engine.graph.build_graph`` (see
 ``docs/internals.md``), plus what only a recording knows: ``recorded=True`` on the graph,
-``type``/``saved_values``/``saved_args``/``next_functions`` on function nodes and
-``value_stats``/``grad_stats`` on tensors whose arrays were too large to keep (their ``value`` or
-``grad`` is then None).
+``type``, ``saved_values``, ``saved_args``, ``next_functions``, ``num_outputs`` and
+``grads_incomplete`` on function (and some on accumulate) nodes, and ``value_stats`` /
+``grad_stats`` on tensors whose arrays were too large to keep (their ``value`` or ``grad`` is
+then None).
 """
 
 from __future__ import annotations
@@ -100,6 +101,8 @@ def _node_attrs(node) -> dict:
         "kind": node.kind, "label": node.label, "node_name": a.get("node_name", node.label),
         "executed": index is not None, "executed_index": index, "group": a.get("group"),
         "type": a.get("type"),
+        # Some part of the gradient this node received was too large to keep.
+        "grads_incomplete": bool(a.get("grads_incomplete", False)),
     }
     if node.kind == "accumulate":
         out.update(sequence_nr=None, saved={}, freed=False, variable=a.get("variable"))

@@ -14,6 +14,9 @@ import numpy as np
 
 from .arrays import to_numpy
 
+TOO_LARGE = type("TooLarge", (), {"__repr__": lambda self: "TOO_LARGE"})()
+"""Stands for a gradient that flowed but was too large to copy (it is not written either)."""
+
 
 @dataclass
 class ExecutedNode:
@@ -39,7 +42,8 @@ class BackwardHooks:
     """Post-hooks on every node of ``fns`` that fill a :class:`BackwardTrace`.
 
     Gradients with more than ``max_elements`` elements are not copied (they could not be written
-    anyway, and a large model's activations would fill memory): they are recorded as None.
+    anyway, and a large model's activations would fill memory): they are recorded as
+    :data:`TOO_LARGE`.
     Use as a context manager around the ``backward()`` call; the hooks are removed on exit.
     """
 
@@ -57,8 +61,13 @@ class BackwardHooks:
 
     def _arrays(self, grads) -> list[np.ndarray | None]:
         limit = self.max_elements
-        return [None if g is None or (limit is not None and g.numel() > limit) else to_numpy(g)
-                for g in grads]
+        out = []
+        for g in grads:
+            if g is not None and limit is not None and g.numel() > limit:
+                out.append(TOO_LARGE)
+            else:
+                out.append(None if g is None else to_numpy(g))
+        return out
 
     def remove(self) -> None:
         for handle in self._handles:

@@ -85,6 +85,7 @@ def graph_at_step(graph: nx.DiGraph, k: int) -> nx.DiGraph:
     """
     out = graph.copy()
     out.graph["replay_step"] = k
+    out.graph["backward_steps"] = k
 
     def ran(node_id) -> bool:
         index = out.nodes[node_id].get("executed_index")
@@ -157,11 +158,12 @@ def _grads_in(graph: nx.DiGraph, node_id: str) -> list:
             if grad is not None and slot < len(nexts) and nexts[slot] is not None:
                 parts.setdefault(nexts[slot][1], []).append((order, slot, grad))
     n_outputs = graph.nodes[node_id].get("num_outputs") or 1 + max([*direct, *parts, 0])
+    incomplete = graph.nodes[node_id].get("grads_incomplete", False)
     grads = []
     for nr in range(n_outputs):
         if nr in direct:
             grads.append(direct[nr])
-        elif nr in parts:
+        elif nr in parts and not incomplete:  # a sum missing a part would be a wrong number
             ordered = [g for _, _, g in sorted(parts[nr], key=lambda p: (p[0], p[1]))]
             total = ordered[0]
             for g in ordered[1:]:

@@ -79,8 +79,12 @@ class AccessMixin:
     # -- attributes --------------------------------------------------------------------------------
     def _getattr(self, obj, name, node):
         if name[0] == "_":
-            if name == "__init__" and type(obj) is SuperProxy:
-                return self._attr_super(obj, name, node)
+            if name == "__init__":
+                if type(obj) is SuperProxy:
+                    return self._attr_super(obj, name, node)
+                if isinstance(obj, type) and (obj in self._script_classes or (
+                        is_engine_type(obj) and self._is_module(obj))):
+                    return self._attr_generic(obj, name, node)  # nn.Module.__init__(self)
             if name in READABLE_DUNDER_ATTRS:
                 return self._attr_name(obj, name, node)
             raise forbidden(f"attribute '{name}' is not available: names starting with '_' are "

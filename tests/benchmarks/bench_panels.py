@@ -2,9 +2,11 @@
 
 Goals (issue 6): "Run N iterations" with the panels open is at most 2x slower than the same
 iterations run headless by the session; the training plots redraw 10,000 iterations well within
-a screen frame budget (they downsample and clip to the view). Run
-``python tests/benchmarks/bench_panels.py`` to print the numbers, or
-``pytest tests/benchmarks/bench_panels.py`` to check the goals.
+a frame budget (they downsample, clip to the view and grow the x range in steps). While a run
+goes on the plots redraw as often as the screen refreshes if that keeps the GUI thread under a
+fifth of the time, less often otherwise (``TrainingPlotsPanel._tick``): the GUI thread and the
+worker share the interpreter lock. Run ``python tests/benchmarks/bench_panels.py [N]`` to print
+the numbers, or ``pytest tests/benchmarks/bench_panels.py`` to check the goals.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ import numpy as np
 
 def norm(a) -> float:
     """The Euclidean norm of all of ``a``'s elements, as a Python float."""
-    flat = np.asarray(a, dtype=np.float64).ravel()
-    return math.sqrt(float(np.dot(flat, flat)))  # a third of np.linalg.norm's time, per step
+    a = np.asarray(a)
+    return math.sqrt(float(np.vdot(a, a)))  # one numpy call: this runs per parameter per step
 
 
 def heatmap_level(arrays: Iterable[np.ndarray | None]) -> float:

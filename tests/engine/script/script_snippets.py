@@ -988,3 +988,25 @@ snippet("type_of_tensor_printed", """
     x = torch.ones(1)
     print(type(x), type(x).__name__, type(x.item()))
 """)
+
+snippet("old_style_module_init", """
+    import torch
+    import torch.nn as nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            nn.Module.__init__(self)
+            self.scale = nn.Parameter(torch.tensor([2.0, 3.0]))
+
+        def forward(self, x):
+            return (self.scale * x).sum()
+
+    class Sub(Net):
+        def __init__(self):
+            Net.__init__(self)
+
+    net = Sub()
+    out = net(torch.tensor([1.0, -1.0]))
+    out.backward()
+    print(net, out)
+""")

@@ -113,3 +113,21 @@ def test_missing_engine_attribute_is_pytorch_s_attribute_error():
     e = error_of("import torch\nf = torch.no_such_function\n")
     assert e.kind == "runtime" and isinstance(e.__cause__, AttributeError)
     assert e.message == "AttributeError: module 'torch' has no attribute 'no_such_function'"
+
+
+def test_keyboard_interrupt_below_becomes_stopped(monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(engine.Tensor, "sum", interrupted)
+    e = error_of("import torch\nx = torch.ones(2)\ny = x.sum()\n")
+    assert (e.kind, e.line) == ("stopped", 3)
+    assert isinstance(e.__cause__, KeyboardInterrupt)
+
+
+def test_errors_in_script_functions_called_by_engine_keep_their_line():
+    source = ("import torch.nn as nn\nclass M(nn.Module):\n    def forward(self, x):\n"
+              "        y = x + 'a'\n        return y\nout = M()(1)\n")
+    e = error_of(source)
+    assert (e.kind, e.line) == ("runtime", 4)
+    assert type(e.__cause__) is TypeError

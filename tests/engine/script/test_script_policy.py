@@ -174,3 +174,15 @@ def test_print_options_do_not_outlive_the_run():
     ns = run("import torch\ntorch.set_printoptions(precision=1)\ns = str(torch.tensor([1.26]))\n")
     assert ns["s"] == "tensor([1.3])"
     assert tensor_format.PRECISION == before
+
+
+@pytest.mark.parametrize("source", [
+    "x = (1).__init__\n",
+    "import torch\nf = torch.Tensor.__init__\n",
+    "import torch.nn as nn\nm = nn.Linear(1, 1)\nf = m.__init__\n",
+    "import torch.nn as nn\ng = nn.Module.__init__.__globals__\n",
+])
+def test_init_is_readable_only_on_module_and_script_classes(source):
+    with pytest.raises(ScriptError) as err:
+        run(source)
+    assert err.value.kind == "forbidden"

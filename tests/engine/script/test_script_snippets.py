@@ -19,8 +19,6 @@ ENGINE_GAPS: dict[str, str] = {
                                  "in PyTorch (it was summed into), 0 here",
     "tensor_iteration": "engine: iterating a tensor gives UnbindBackward0 outputs in PyTorch, "
                         "SelectBackward0 here",
-    "type_of_tensor_printed": "engine: type(x) prints <class 'engine.tensor.Tensor'>, PyTorch "
-                              "<class 'torch.Tensor'> (Tensor.__module__)",
 }
 
 

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
+# torch's thread pool spins for milliseconds per op when the cores are busy (shared machine)
+torch.set_num_threads(1)
 
 import engine.files as files  # noqa: E402
 import engine.record as record  # noqa: E402
