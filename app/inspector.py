@@ -229,7 +229,7 @@ class InspectorPanel(QWidget):
         cell = (f"<div style='white-space:pre-wrap;font-family:monospace;color:#c25400'>"
                 f"{html.escape(text)}</div>")
         if note:
-            cell += f"<span style='color:#8c8c8c'>{html.escape(note)}</span>"
+            cell += f"<div style='color:#8c8c8c'>{html.escape(note)}</div>"
         return "grad", plain, cell
 
     def _function_rows(self, graph, node_id, a) -> tuple[list, str]:

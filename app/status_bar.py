@@ -52,7 +52,7 @@ class DebugStatusBar(QStatusBar):
         self.counters.setToolTip("How many times backward(), zero_grad() and optimizer.step() ran")
         self.addWidget(self.state)
         self.addWidget(self.position, 1)
-        self.addPermanentWidget(self.counters)
+        self.addWidget(self.counters)
 
     def show_snapshot(self, snapshot) -> None:
         status = snapshot.status
@@ -64,3 +64,6 @@ class DebugStatusBar(QStatusBar):
         self.state.setStyleSheet(f"color: {colour}" if colour else "")
         self.position.setText(position_text(snapshot.position) if status == c.PAUSED else "")
         self.counters.setText(counters_text(snapshot.counters))
+        self.counters.setMinimumWidth(self.counters.sizeHint().width())
+        if self.layout() is not None:
+            self.layout().activate()  # now, not at the next layout pass: texts changed width

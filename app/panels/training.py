@@ -35,7 +35,7 @@ def _plot(title: str, left: str) -> pg.PlotWidget:
     item.setTitle(title, size="9pt")
     item.setLabel("left", left)
     item.setLabel("bottom", "iteration (backward() call)")
-    # these two keep 10,000 points per curve cheap: draw at most ~one point per pixel
+    # these two keep 10,000 points per curve cheap: at most ~5 points drawn per pixel
     item.setDownsampling(auto=True, mode="peak")
     item.setClipToView(True)
     # the x range grows in steps (``_grow_x``): an axis whose range changes re-lays out all its

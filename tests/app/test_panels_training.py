@@ -61,7 +61,6 @@ def test_1000_xor_iterations_with_the_panels_open(qtbot, xor_controller):
     assert {k[1] for k in plots.curves if k[0] == "ratio"} == names
     curve = plots.curves["ratio", "model.2.bias"]
     assert len(curve.xData) == 1000 and np.all(curve.yData > 0)
-    assert len(curve.getData()[0]) < 1000  # downsampled for drawing
     item = plots.loss_plot.getPlotItem()
     assert item.ctrl.downsampleCheck.isChecked() and item.ctrl.clipToViewCheck.isChecked()
     lines = plots.csv_text().strip().splitlines()
@@ -102,5 +101,34 @@ def test_forgetting_zero_grad_shows_the_buffer_growing(qtbot):
         SHOTS.mkdir(parents=True, exist_ok=True)
         buffers.resize(760, 560)
         assert buffers.grab().save(str(SHOTS / "buffers_forgot_zero_grad.png"))
+    finally:
+        controller._gradstep_panels_hub.recorder.detach()
+
+
+def test_10000_iterations_are_downsampled_for_drawing(qtbot):
+    import engine as torch
+    from engine.session import panels_model as pm
+
+    controller = FakeController("import engine as torch\n")
+    plots = make(qtbot, TrainingPlotsPanel, controller)
+    try:
+        # the loop runs outside the scripted session, whose backward count stays 0: the recorder
+        # must not take that for a restart
+        controller._gradstep_panels_hub.recorder.backward_count = None
+        w = torch.tensor([3.0, -1.0], requires_grad=True)
+        opt = torch.optim.SGD([w], lr=1e-4)
+        for _ in range(10_000):  # the recorder hears the engine directly
+            opt.zero_grad()
+            (w * w).sum().backward()
+            opt.step()
+        plots.names = pm.names_by_id({"w": w})
+        plots.resize(700, 600)
+        qtbot.waitExposed(plots)
+        assert plots.redraw(force=True) and plots.drawn_iterations == 10_000
+        curve = plots.curves["norm", "w"]
+        assert len(curve.xData) == 10_000
+        qtbot.waitUntil(lambda: len(curve.getData()[0]) < 10_000)  # downsampled for drawing
+        x0, x1 = plots.loss_plot.getPlotItem().viewRange()[0]
+        assert x0 <= 0 and 10_000 <= x1 <= 15_500  # the x range grew in steps to fit
     finally:
         controller._gradstep_panels_hub.recorder.detach()
