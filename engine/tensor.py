@@ -390,7 +390,3 @@ def _norm_dim(dim: int, ndim: int) -> int:
 from .ops import api as _api  # noqa: E402  (the methods below delegate to it)
 
 _api.install_methods(Tensor)
-
-# Scripts print ``type(x)``: show PyTorch's names, since the engine stands in for torch.
-Tensor.__module__ = "torch"
-Size.__module__ = "torch"

@@ -38,7 +38,7 @@ class GradientBufferPanel(QWidget):
         self.hub = panels_hub(controller)
         self.hub.acquire()
         self.rows: list[pm.BufferRow] = []
-        self._last_version = None
+        self._shown_event = None  # the pause the rows are about
 
         layout = vbox(self)
         top, self.status = header("Gradient buffers", self.export_csv)
@@ -67,8 +67,9 @@ class GradientBufferPanel(QWidget):
     # ------------------------------------------------------------------ drawing
     def refresh(self, *_args) -> None:
         view = point_view(self.controller, self.hub)
-        if view is None:
-            return
+        if view is None or view.event is self._shown_event:
+            return  # running, or the same pause published again: "changed" must survive it
+        self._shown_event = view.event
         self.rows = pm.buffer_rows(view.snapshot, view.live, self.hub.recorder, self.rows)
         self._fill_tree()
         reset = [r for r in self.rows if r.note.startswith(("None after", "zeros after"))]

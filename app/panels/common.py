@@ -153,6 +153,7 @@ class PointView:
     index: int | None  # timeline point index
     markers: frozenset  # what happened since the previous point (backward, zero_grad, step, ...)
     travelled: bool  # time travel chose this point (the script was re-run up to it)
+    event: object  # the SessionEvent it comes from: the same object means the same pause
 
 
 def point_view(controller, hub: "PanelsHub") -> PointView | None:
@@ -174,7 +175,7 @@ def point_view(controller, hub: "PanelsHub") -> PointView | None:
     index = point_index(event)
     travelled = bool(event.get("travelled"))
     return PointView(snapshot, live, index, frozenset(getattr(point, "markers", ()) or ()),
-                     travelled)
+                     travelled, event)
 
 
 class Heatmaps(pg.GraphicsLayoutWidget):

@@ -37,6 +37,7 @@ class OptimizerPanel(QWidget):
         self.hub.acquire()
         self.groups: list[pm.GroupRows] = []
         self.at_step = False
+        self._shown_event = None  # the pause the rows are about
 
         layout = vbox(self)
         top, self.status = header("Optimizer", self.export_csv)
@@ -64,8 +65,9 @@ class OptimizerPanel(QWidget):
     # ------------------------------------------------------------------ drawing
     def refresh(self, *_args) -> None:
         view = point_view(self.controller, self.hub)
-        if view is None:
-            return
+        if view is None or view.event is self._shown_event:
+            return  # running, or the same pause published again
+        self._shown_event = view.event
         self.at_step = "step" in view.markers
         self.groups = pm.optimizer_rows(view.snapshot, view.live, self.hub.recorder, self.at_step)
         self._fill_tree()

@@ -172,7 +172,7 @@ class TimelinePanel(QWidget):
         n = len(self.points)
         self._updating = True
         self.slider.setRange(0, max(0, n - 1))
-        if self.current is not None:
+        if self.current is not None and not self.slider.isSliderDown():  # not under the hand
             self.slider.setValue(self.current)
         for box in (self.a_box, self.b_box):
             box.setRange(0, max(0, n - 1))

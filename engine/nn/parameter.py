@@ -65,6 +65,3 @@ class Parameter(Tensor):
 def _rebuild_parameter(array, requires_grad):
     return Parameter(Tensor._wrap(array), requires_grad)
 
-
-
-Parameter.__module__ = "torch.nn.parameter"  # prints as PyTorch's class

@@ -249,3 +249,12 @@ def test_clicking_a_heatmap_selects_its_tensor(qtbot, controller):
     with qtbot.waitSignal(panel.tensor_selected) as blocker:
         panel.heatmaps.images["b"].mouseClickEvent(click)
     assert blocker.args == ["b"] and click.accepted and controller.selected == ["b"]
+
+
+def test_the_change_highlight_survives_the_same_pause_published_again(qtbot, controller):
+    panel = make(qtbot, GradientBufferPanel, controller)
+    run_to(controller, AFTER_SECOND_BACKWARD)
+    assert panel.row("w").changed
+    controller.state_changed.emit(controller.snapshot)  # e.g. the graph arrived for this pause
+    assert panel.row("w").changed
+    assert panel.item("w").background(0).color().name() == "#fff1b8"

@@ -19,6 +19,9 @@ ENGINE_GAPS: dict[str, str] = {
                                  "in PyTorch (it was summed into), 0 here",
     "tensor_iteration": "engine: iterating a tensor gives UnbindBackward0 outputs in PyTorch, "
                         "SelectBackward0 here",
+    "type_of_tensor_printed": "engine: type(x) prints <class 'engine.tensor.Tensor'>, PyTorch "
+                              "<class 'torch.Tensor'>; the interpreter's safety policy keys on "
+                              "engine classes' __module__, so it is kept",
 }
 
 
