@@ -42,7 +42,7 @@ def _plot(title: str, left: str) -> pg.PlotWidget:
     # ticks, which would otherwise be most of the cost of every frame of a run
     item.enableAutoRange(x=False)
     item.addLegend(offset=(-10, 10), labelTextSize="8pt")
-    widget.setMinimumHeight(110)
+    widget.setMinimumHeight(80)  # fits a low bottom dock; side by side there (resizeEvent)
     return widget
 
 
@@ -222,8 +222,11 @@ class TrainingPlotsPanel(QWidget):
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         # docked along the bottom the panel is wide and low: the plots go side by side
         wide = self.width() > 2 * self.height()
-        self.plots.setDirection(QBoxLayout.Direction.LeftToRight if wide
-                                else QBoxLayout.Direction.TopToBottom)
+        direction = (QBoxLayout.Direction.LeftToRight if wide
+                     else QBoxLayout.Direction.TopToBottom)
+        if direction != self.plots.direction():
+            self.plots.setDirection(direction)
+            self.updateGeometry()  # the minimum height changed: a scroll area around us must know
         super().resizeEvent(event)
 
     # ------------------------------------------------------------------ reading
