@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QSplitter, QTreeWidget, QTreeWidgetItem, QWidget
 from engine.session import panels_model as pm
 
 from .common import (
-    Heatmaps, header, mono_font, note_label, panels_hub, point_view, save_csv, tone, vbox,
+    Heatmaps, Panel, header, mono_font, note_label, panels_hub, point_view, save_csv, tone, vbox,
 )
 
 COLUMNS = ("name", "shape", ".grad", "norm", "change since last pause")
@@ -23,7 +23,7 @@ TEXT_ITEMS = 4  # numbers shown per array in a cell; the tooltip and CSV have th
 ROLE_NAME = Qt.ItemDataRole.UserRole  # the display name a row stands for
 
 
-class GradientBufferPanel(QWidget):
+class GradientBufferPanel(Panel):
     """The gradient buffers at the point the session shows.
 
     Signals: ``tensor_selected(name)`` when the user clicks a row or a heatmap.
@@ -198,17 +198,3 @@ class GradientBufferPanel(QWidget):
         self.tensor_selected.emit(name)
         self.hub.select(name)
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        self.shutdown()
-        super().closeEvent(event)
-
-    def shutdown(self) -> None:
-        """Detach from the controller and the engine; call before the widget is destroyed."""
-        if self.hub is None:
-            return
-        try:
-            self.controller.state_changed.disconnect(self.refresh)
-        except (RuntimeError, TypeError):
-            pass
-        self.hub.release()
-        self.hub = None

@@ -265,3 +265,37 @@ def vbox(widget: QWidget) -> QVBoxLayout:
     layout.setSpacing(4)
     return layout
 
+
+class Panel(QWidget):
+    """Base of the dockable panels: one way to detach from the controller and the engine.
+
+    Subclasses list the controller signals they listen to in ``connections()`` and stop their
+    timers in ``stop_timers()``; ``shutdown()`` (also run on close) undoes both and releases the
+    shared hub, so no panel outlives its session's listeners.
+    """
+
+    hub: "PanelsHub | None" = None
+
+    def connections(self) -> list:
+        return [(self.controller.state_changed, self.refresh)]
+
+    def stop_timers(self) -> None:
+        pass
+
+    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Detach from the controller and the engine; call before the widget is destroyed."""
+        if self.hub is None:
+            return
+        self.stop_timers()
+        for signal, slot in self.connections():
+            try:
+                if signal is not None:
+                    signal.disconnect(slot)
+            except (RuntimeError, TypeError):
+                pass
+        self.hub.release()
+        self.hub = None

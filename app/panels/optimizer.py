@@ -15,13 +15,15 @@ from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QTreeWidget, QTreeWidge
 
 from engine.session import panels_model as pm
 
-from .common import header, mono_font, note_label, panels_hub, point_view, save_csv, tone, vbox
+from .common import (
+    Panel, header, mono_font, note_label, panels_hub, point_view, save_csv, tone, vbox,
+)
 
 COLUMNS = ("name", "value")
 ROLE_NAME = Qt.ItemDataRole.UserRole
 
 
-class OptimizerPanel(QWidget):
+class OptimizerPanel(Panel):
     """Optimizer state and update rules at the point the session shows.
 
     Signals: ``tensor_selected(name)`` when the user clicks a parameter.
@@ -174,21 +176,6 @@ class OptimizerPanel(QWidget):
         if name:
             self.tensor_selected.emit(name)
             self.hub.select(name)
-
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        self.shutdown()
-        super().closeEvent(event)
-
-    def shutdown(self) -> None:
-        """Detach from the controller and the engine; call before the widget is destroyed."""
-        if self.hub is None:
-            return
-        try:
-            self.controller.state_changed.disconnect(self.refresh)
-        except (RuntimeError, TypeError):
-            pass
-        self.hub.release()
-        self.hub = None
 
 
 _SHOWN_HYPER = ("lr", "momentum", "betas", "weight_decay", "eps", "alpha", "nesterov")

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
 
 from engine.session import panels_model as pm
 
-from .common import header, note_label, panels_hub, point_view, tone, vbox
+from .common import Panel, header, note_label, panels_hub, point_view, tone, vbox
 
 
 class _Question:
@@ -64,7 +64,7 @@ class _Question:
             widget.deleteLater()
 
 
-class PredictPanel(QWidget):
+class PredictPanel(Panel):
     """Questions about the statement the session is paused before, answered by the user first."""
 
     def __init__(self, controller, parent: QWidget | None = None) -> None:
@@ -128,17 +128,3 @@ class PredictPanel(QWidget):
         self.status.setText(f"line {pause.line}: {len(found)} question(s)" if found else
                             "nothing to predict before this statement")
 
-    def shutdown(self) -> None:
-        """Detach from the controller and the engine; call before the widget is destroyed."""
-        if self.hub is None:
-            return
-        try:
-            self.controller.state_changed.disconnect(self.refresh)
-        except (RuntimeError, TypeError):
-            pass
-        self.hub.release()
-        self.hub = None
-
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        self.shutdown()
-        super().closeEvent(event)

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 
 from engine.session import panels_model as pm
 
-from .common import Heatmaps, header, panels_hub, point_index, save_csv, vbox
+from .common import Heatmaps, Panel, header, panels_hub, point_index, save_csv, vbox
 
 MARKER_COLOURS = {  # stacked in this order, top to bottom
     "backward": QColor("#0969da"),
@@ -71,7 +71,7 @@ class MarkerStrip(QWidget):
         painter.end()
 
 
-class TimelinePanel(QWidget):
+class TimelinePanel(Panel):
     """Every pause of the run; travel to any of them and compare two.
 
     Signals: ``travel_requested(index)`` when the user asks to go to a point.
@@ -265,18 +265,5 @@ class TimelinePanel(QWidget):
     def export_csv(self) -> None:
         save_csv(self, self.csv_text(), "timeline_compare.csv")
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        self.shutdown()
-        super().closeEvent(event)
-
-    def shutdown(self) -> None:
-        """Detach from the controller and the engine; call before the widget is destroyed."""
-        if self.hub is None:
-            return
+    def stop_timers(self) -> None:
         self._travel_timer.stop()
-        try:
-            self.controller.state_changed.disconnect(self.refresh)
-        except (RuntimeError, TypeError):
-            pass
-        self.hub.release()
-        self.hub = None

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from engine.session import panels_model as pm
 
-from .common import header, panels_hub, point_view, save_csv, vbox
+from .common import Panel, header, panels_hub, point_view, save_csv, vbox
 
 FRAME_MS = 33  # the plots' refresh while a run goes on: about the screen's rate at best
 MAX_FRAME_MS = 500  # ... and at worst
@@ -46,7 +46,7 @@ def _plot(title: str, left: str) -> pg.PlotWidget:
     return widget
 
 
-class TrainingPlotsPanel(QWidget):
+class TrainingPlotsPanel(Panel):
     """Training curves of the current run, fed by the engine's events."""
 
     _progressed = Signal(int, int)  # from the worker thread: (done, total)
@@ -237,21 +237,9 @@ class TrainingPlotsPanel(QWidget):
     def export_csv(self) -> None:
         save_csv(self, self.csv_text(), "training.csv")
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        self.shutdown()
-        super().closeEvent(event)
-
-    def shutdown(self) -> None:
-        """Stop the timer, detach from the controller and the engine; call before destroying."""
-        if self.hub is None:
-            return
+    def stop_timers(self) -> None:
         self.timer.stop()
-        for signal, slot in ((self.controller.state_changed, self.refresh),
-                             (getattr(self.controller, "busy_changed", None), self._busy_changed)):
-            try:
-                if signal is not None:
-                    signal.disconnect(slot)
-            except (RuntimeError, TypeError):
-                pass
-        self.hub.release()
-        self.hub = None
+
+    def connections(self) -> list:
+        return super().connections() + [
+            (getattr(self.controller, "busy_changed", None), self._busy_changed)]
