@@ -171,6 +171,22 @@ class SessionController(QObject):
         self._install(session, source, path)
         return True
 
+    def load_recorded(self, graph_file, *, path: str | None = None) -> bool:
+        """Replace the session with a replay of a file recorded from PyTorch (engine.record).
+
+        The replay opens finished, showing the whole recording; stepping replays its backward.
+        """
+        from engine.record.player import RecordedSession
+
+        try:
+            session = RecordedSession(graph_file, filename=path or "<recorded>")
+        except Exception as exc:  # noqa: BLE001 - the old session stays; the window says why
+            self.load_failed.emit(path or "<recorded>", exc)
+            return False
+        self._install(session, graph_file.script, path)
+        self._submit("open", session.open)  # publishes the opening state to every view
+        return True
+
     def _install(self, session, source: str, path: str | None) -> None:
         self._cancel_queued()
         old = self.snapshot.session
@@ -378,8 +394,12 @@ def _build_view_state(session, previous: dict | None) -> dict | None:
     from engine.graph import build_graph, layout
 
     same = previous is not None and previous["session"] is session
-    graph = build_graph(session.visible_names(), session.last_backward_steps,
-                        previous=previous["graph"] if same else None)
+    if getattr(session, "is_recording_replay", False):
+        # A recording is not re-run: its player gives the graph as it stood at the replay step.
+        graph = session.graph(previous["graph"] if same else None)
+    else:
+        graph = build_graph(session.visible_names(), session.last_backward_steps,
+                            previous=previous["graph"] if same else None)
     return {
         "session": session,
         "graph": graph,

@@ -7,6 +7,7 @@ all (the painter's level of detail decides).
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 
 import numpy as np
@@ -106,18 +107,56 @@ def shape_text(shape) -> str:
     return "(" + ", ".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
+def _box(w: float, h: float) -> tuple:
+    rect = QRectF(-w / 2, -h / 2, w, h)
+    path = QPainterPath()
+    path.addRect(rect)
+    return rect, rect.adjusted(-4, -4, 4, 4), path, (w / 2, h / 2)
+
+
+_BOXES = {
+    "tensor": _box(*TENSOR_SIZE),
+    "tensor-short": _box(TENSOR_SIZE[0], TENSOR_SIZE[1] - 14),  # no value row
+    "accumulate": _box(*ACCUMULATE_SIZE),
+    "group": _box(*GROUP_SIZE),
+    "function": _box(*FUNCTION_SIZE),
+}
+
+
+_FONTS: dict = {}
+
+
+def _fonts(painter, point_size: float) -> tuple[QFont, QFont]:
+    """(normal, bold) at ``point_size``, from the painter's font: made once, not per paint."""
+    base = painter.font()
+    key = (base.key(), point_size)
+    fonts = _FONTS.get(key)
+    if fonts is None:
+        normal = QFont(base)
+        normal.setPointSizeF(point_size)
+        normal.setBold(False)
+        bold = QFont(normal)
+        bold.setBold(True)
+        fonts = _FONTS[key] = (normal, bold)
+    return fonts
+
+
+_SELECTABLE = QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
+_EXPOSED_RECT = QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption
+
+
 class NodeItem(QGraphicsItem):
     """One graph node; paints its box and, when zoomed in enough, its text."""
 
-    def __init__(self, node_id: str, attrs: dict, colours: GraphColours) -> None:
-        super().__init__()
+    def __init__(self, node_id: str, attrs: dict, colours: GraphColours,
+                 parent: QGraphicsItem | None = None) -> None:
+        super().__init__(parent)
         self.node_id = node_id
         self.colours = colours
         self.executing = False
         self.search_hit = False
         self.xy = (0.0, 0.0)  # the position as plain floats (edges read it while building)
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
-        self.setAcceptHoverEvents(False)
+        self.setFlags(_SELECTABLE)  # (the only flag: setFlags skips a read-modify-write)
         self.set_attrs(attrs)
 
     def place(self, x: float, y: float) -> None:
@@ -128,18 +167,26 @@ class NodeItem(QGraphicsItem):
         self.attrs = attrs
         kind = attrs.get("kind")
         if kind == "tensor":
-            w, h = TENSOR_SIZE
-            if attrs.get("value") is None or np.size(attrs.get("value")) > SMALL_TENSOR:
-                h -= 14
-        elif kind == "accumulate":
-            w, h = ACCUMULATE_SIZE
-        elif kind == "group":
-            w, h = GROUP_SIZE
+            value = attrs.get("value")
+            small = value is not None and np.size(value) <= SMALL_TENSOR
+            key = "tensor" if small else "tensor-short"
         else:
-            w, h = FUNCTION_SIZE
-        self._rect = QRectF(-w / 2, -h / 2, w, h)
-        self._lines = self._text_lines(attrs)
-        self.setToolTip(self._tooltip(attrs))
+            key = kind if kind in ("accumulate", "group") else "function"
+        # Boxes of one kind share their (never mutated) rectangles: nothing is built per node.
+        self._rect, self._bounds, self._path, self.half = _BOXES[key]
+        # Text rows and the tooltip are formatted when first needed: numpy's array printing
+        # costs more than the whole item, and most nodes are never drawn close enough to read.
+        self._text = None
+        self._elided = None
+
+    @property
+    def _lines(self) -> list[tuple[str, str]]:
+        if self._text is None:
+            self._text = self._text_lines(self.attrs)
+        return self._text
+
+    def tooltip_text(self) -> str:
+        return self._tooltip(self.attrs)
 
     def _text_lines(self, attrs: dict) -> list[tuple[str, str]]:
         """(style, text) rows: "title", "detail", "value", "grad"."""
@@ -174,12 +221,10 @@ class NodeItem(QGraphicsItem):
 
     # -- QGraphicsItem -----------------------------------------------------------------------------
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        return self._rect.adjusted(-4, -4, 4, 4)
+        return self._bounds
 
     def shape(self) -> QPainterPath:
-        path = QPainterPath()
-        path.addRect(self._rect)
-        return path
+        return self._path
 
     def paint(self, painter, option, widget=None) -> None:
         c = self.colours
@@ -246,113 +291,168 @@ class NodeItem(QGraphicsItem):
 
     def _paint_text(self, painter, lod: float) -> None:
         c = self.colours
-        rows = self._lines if lod >= LOD_DETAIL else self._lines[:1]
-        font = QFont(painter.font())
-        font.setPointSizeF(8.5)
+        normal, bold = _fonts(painter, 8.5)
+        lines = self._lines
         rect = self._rect.adjusted(10, 3, -6, -3)
+        elided = self._elided
+        if elided is None:
+            # Elided once per text (the box's width never changes), not on every paint.
+            elided = []
+            for style, text in lines:
+                painter.setFont(bold if style == "title" else normal)
+                elided.append(painter.fontMetrics().elidedText(
+                    text, Qt.TextElideMode.ElideRight, int(rect.width())))
+            self._elided = elided
+        rows = lines if lod >= LOD_DETAIL else lines[:1]
         row_height = rect.height() / max(1, len(rows))
+        align = Qt.AlignmentFlag.AlignVCenter | (
+            Qt.AlignmentFlag.AlignLeft if self.attrs.get("kind") in ("tensor", "group")
+            else Qt.AlignmentFlag.AlignHCenter)
         for i, (style, text) in enumerate(rows):
-            font.setBold(style == "title")
-            painter.setFont(font)
+            painter.setFont(bold if style == "title" else normal)
             painter.setPen(c.grad_text if style == "grad" and "None" not in text
                            else c.dim_text if style in ("detail", "grad") else c.text)
             row = QRectF(rect.left(), rect.top() + i * row_height, rect.width(), row_height)
-            align = Qt.AlignmentFlag.AlignVCenter | (
-                Qt.AlignmentFlag.AlignLeft if self.attrs.get("kind") in ("tensor", "group")
-                else Qt.AlignmentFlag.AlignHCenter)
-            elided = painter.fontMetrics().elidedText(text, Qt.TextElideMode.ElideRight,
-                                                      int(row.width()))
-            painter.drawText(row, align, elided)
+            painter.drawText(row, align, elided[i])
 
 
 class EdgeItem(QGraphicsItem):
     """A forward edge (input → op → output) and, after backward, the gradient it carried."""
 
     def __init__(self, source: NodeItem, target: NodeItem, attrs: dict,
-                 colours: GraphColours, bends=()) -> None:
-        super().__init__()
+                 colours: GraphColours, bends=(), parent: QGraphicsItem | None = None) -> None:
+        super().__init__(parent)
         self.source_id = source.node_id
         self.target_id = target.node_id
         self.colours = colours
-        self.setZValue(-1)
-        # option.exposedRect is then the part to repaint, which paint() uses to skip segments.
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
-        self.line = None
+        # (The edge layer is below the node layer: no z value of its own is needed.)
+        self.points = None
         self.set_attrs(attrs)
         self.set_geometry(source, target, bends)
 
     def set_geometry(self, source: NodeItem, target: NodeItem, bends=()) -> None:
         """From the bottom of the source to the top of the target (the layout runs downwards),
         through the layout's bend points where a long edge crosses other layers."""
-        self.prepareGeometryChange()
+        if self.points is not None:
+            self.prepareGeometryChange()  # (a new item is in no scene yet: nothing to tell)
         ax, ay = source.xy
         bx, by = target.xy
-        sx, sy = ax, ay + source._rect.bottom()
-        ex, ey = bx, by + target._rect.top()
+        sw, sh = source.half
+        tw, th = target.half
+        sx, sy = ax, ay + sh
+        ex, ey = bx, by - th
         if ey <= sy:  # same layer or upwards: connect the sides
-            sx, sy = ax + source._rect.right(), ay
-            ex, ey = bx + target._rect.left(), by
+            sx, sy = ax + sw, ay
+            ex, ey = bx - tw, by
             bends = ()
         # Plain floats: at 10,000 edges, building QPointF lists dominates the scene's build.
-        self.points = [(sx, sy), *bends, (ex, ey)]
-        px, py = self.points[-2]
-        self.line = QLineF(px, py, ex, ey)  # the last segment carries the arrowhead
+        if bends:
+            self.points = [(sx, sy), *bends, (ex, ey)]
+            # option.exposedRect is then the part to repaint, which paint() uses to skip
+            # segments; a straight edge needs no exposed rectangle.
+            self.setFlag(_EXPOSED_RECT)
+        else:
+            self.points = [(sx, sy), (ex, ey)]
+        self._line = None  # the last segment (it carries the arrowhead), made when painted
+        self._head = None  # the arrowhead's triangle, made when first painted
         self.path = None
         self._update_bounds()
 
+    @property
+    def line(self) -> QLineF:
+        if self._line is None:
+            (px, py), (ex, ey) = self.points[-2], self.points[-1]
+            self._line = QLineF(px, py, ex, ey)
+        return self._line
+
+    def _label_xy(self) -> tuple[float, float]:
+        points = self.points
+        if len(points) > 2:
+            return points[len(points) // 2]
+        (x0, y0), (x1, y1) = points[0], points[-1]
+        return (x0 + x1) / 2, (y0 + y1) / 2
+
     def _label_anchor(self) -> QPointF:
-        if len(self.points) > 2:
-            return QPointF(*self.points[len(self.points) // 2])
-        (x0, y0), (x1, y1) = self.points[0], self.points[-1]
-        return QPointF((x0 + x1) / 2, (y0 + y1) / 2)
+        return QPointF(*self._label_xy())
 
     def _update_bounds(self) -> None:
-        if len(self.points) == 2:
-            (x0, y0), (x1, y1) = self.points
+        points = self.points
+        if len(points) == 2:
+            (x0, y0), (x1, y1) = points
             left, right = (x0, x1) if x0 < x1 else (x1, x0)
             top, bottom = (y0, y1) if y0 < y1 else (y1, y0)
         else:
-            xs, ys = zip(*self.points)
+            xs, ys = zip(*points)
             left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
-        bounds = QRectF(left - 10, top - 10, right - left + 20, bottom - top + 20)
+        left, top, right, bottom = left - 10, top - 10, right + 10, bottom + 10
         if self.carried:
-            mid = self._label_anchor()
-            # The grad label, on the side the edge leans towards (see paint).
-            bounds = bounds.united(QRectF(mid.x() - 330, mid.y() - 11, 660, 22))
-        self._bounds = bounds
+            # The grad label, on the side the edge leans towards (see paint): the box around
+            # the line united with the label's reach.
+            mx, my = self._label_xy()
+            if mx - 330 < left:
+                left = mx - 330
+            if mx + 330 > right:
+                right = mx + 330
+            if my - 11 < top:
+                top = my - 11
+            if my + 11 > bottom:
+                bottom = my + 11
+        self._bounds = QRectF(left, top, right - left, bottom - top)
 
     def _visible_segments(self, exposed: QRectF) -> list[QLineF]:
-        """The polyline's segments whose boxes meet ``exposed`` (numpy: a long edge through
-        300 layers has 300 segments, and only a few are on screen)."""
-        if self.path is None:
-            self.path = np.asarray(self.points, dtype=np.float64)
-        p = self.path
-        x0, y0, x1, y1 = p[:-1, 0], p[:-1, 1], p[1:, 0], p[1:, 1]
+        """The polyline's segments whose boxes meet ``exposed`` (a long edge through 300 layers
+        has 300 segments, and only a few are on screen)."""
         left, top = exposed.left() - 2, exposed.top() - 2
         right, bottom = exposed.right() + 2, exposed.bottom() + 2
-        hit = ((np.maximum(x0, x1) >= left) & (np.minimum(x0, x1) <= right)
-               & (np.maximum(y0, y1) >= top) & (np.minimum(y0, y1) <= bottom))
-        return [QLineF(*p[i], *p[i + 1]) for i in np.flatnonzero(hit)]
+        points = self.points
+        ys = self.path
+        if ys is None:
+            ys = [y for _x, y in points]
+            # Downward edges (all but odd ones) bend layer by layer: y never decreases, and
+            # the segments in a horizontal band are found by bisection.
+            monotonic = all(a <= b for a, b in zip(ys, ys[1:]))
+            ys = self.path = ys if monotonic else False
+        if ys is False:
+            first, last = 0, len(points) - 2
+        else:
+            first = max(0, bisect_left(ys, top) - 1)  # the first segment ending at or below top
+            last = min(len(points) - 2, bisect_right(ys, bottom) - 1)  # the last starting above
+        lines = []
+        for i in range(first, last + 1):
+            (x0, y0), (x1, y1) = points[i], points[i + 1]
+            if ((x0 if x0 > x1 else x1) >= left and (x0 if x0 < x1 else x1) <= right
+                    and (y0 if y0 > y1 else y1) >= top and (y0 if y0 < y1 else y1) <= bottom):
+                lines.append(QLineF(x0, y0, x1, y1))
+        return lines
 
     def set_attrs(self, attrs: dict) -> None:
         self.attrs = attrs
-        grad = attrs.get("grad")
         was_carried = getattr(self, "carried", None)
-        self.carried = grad is not None
-        if self.line is not None and was_carried != self.carried:
+        self.carried = attrs.get("grad") is not None
+        if self.points is not None and was_carried != self.carried:
             self.prepareGeometryChange()
             self._update_bounds()
+        self._label = None  # formatted when first read (most labels are never drawn)
+        self._label_width = None  # (text, its width), measured when first drawn
+
+    @property
+    def label(self) -> str:
+        if self._label is None:
+            self._label = self._format_label(self.attrs) if self.carried else ""
+        return self._label
+
+    @staticmethod
+    def _format_label(attrs: dict) -> str:
         count = attrs.get("count") or 1
-        self.label = ""
-        if self.carried:
-            self.label = format_array(grad)
-            parts = [g for g in attrs.get("grads") or () if g is not None]
-            if count > 1 and len(parts) > 1:
-                # t * t: the same tensor was used twice, and its two gradients were summed.
-                texts = [format_array(g) for g in parts]
-                summed = f" ×{len(texts)}" if len(set(texts)) == 1 else ""
-                first = texts[0] if summed else " + ".join(texts)
-                self.label = f"{first}{summed} = {self.label}"
+        label = format_array(attrs.get("grad"))
+        parts = [g for g in attrs.get("grads") or () if g is not None]
+        if count > 1 and len(parts) > 1:
+            # t * t: the same tensor was used twice, and its two gradients were summed.
+            texts = [format_array(g) for g in parts]
+            summed = f" ×{len(texts)}" if len(set(texts)) == 1 else ""
+            first = texts[0] if summed else " + ".join(texts)
+            label = f"{first}{summed} = {label}"
+        return label
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
         return self._bounds
@@ -368,35 +468,47 @@ class EdgeItem(QGraphicsItem):
         else:
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
             painter.setPen(QPen(colour, 2.2 if self.carried else 1.2))
+        exposed = None
         if len(self.points) > 2:
             # Only the segments in the exposed part: a long edge crossing a small repaint
             # would otherwise be stroked, antialiased, over its whole length.
-            lines = self._visible_segments(option.exposedRect)
+            exposed = option.exposedRect
+            lines = self._visible_segments(exposed)
             if lines:
                 painter.drawLines(lines)
         else:
             painter.drawLine(self.line)
         if lod < LOD_TEXT:
             return
-        # Arrowhead at the target: the forward direction.
-        end = self.line.p2()
-        direction = self.line.unitVector()
-        dx, dy = direction.dx(), direction.dy()
-        head = QPolygonF([
-            end,
-            QPointF(end.x() - 8 * dx + 4 * dy, end.y() - 8 * dy - 4 * dx),
-            QPointF(end.x() - 8 * dx - 4 * dy, end.y() - 8 * dy + 4 * dx),
-        ])
-        painter.setBrush(QBrush(colour))
-        painter.drawPolygon(head)
+        # Arrowhead at the target: the forward direction (a long edge's head and label are
+        # skipped when they are outside the part being repainted: they would be clipped).
+        end_x, end_y = self.points[-1]
+        if exposed is None or (exposed.left() - 10 <= end_x <= exposed.right() + 10
+                               and exposed.top() - 10 <= end_y <= exposed.bottom() + 10):
+            head = self._head
+            if head is None:
+                end = self.line.p2()
+                direction = self.line.unitVector()
+                dx, dy = direction.dx(), direction.dy()
+                head = self._head = QPolygonF([
+                    end,
+                    QPointF(end.x() - 8 * dx + 4 * dy, end.y() - 8 * dy - 4 * dx),
+                    QPointF(end.x() - 8 * dx - 4 * dy, end.y() - 8 * dy + 4 * dx),
+                ])
+            painter.setBrush(QBrush(colour))
+            painter.drawPolygon(head)
         if self.carried and lod >= LOD_DETAIL:
-            mid = self._label_anchor()
-            font = QFont(painter.font())
-            font.setPointSizeF(8.0)
-            painter.setFont(font)
-            metrics = painter.fontMetrics()
+            mx, my = self._label_xy()
+            if exposed is not None and not (exposed.top() - 12 <= my <= exposed.bottom() + 12
+                                            and exposed.left() - 340 <= mx
+                                            <= exposed.right() + 340):
+                return
+            mid = QPointF(mx, my)
+            painter.setFont(_fonts(painter, 8.0)[0])
             text = f"◂ grad {self.label}"
-            width = metrics.horizontalAdvance(text) + 8
+            if self._label_width is None or self._label_width[0] != text:
+                self._label_width = (text, painter.fontMetrics().horizontalAdvance(text) + 8)
+            width = self._label_width[1]
             (x0, _y0), (x1, _y1) = self.points[0], self.points[-1]
             # Fan-outs put two labels side by side: each goes on the outer side of its edge.
             left = x1 < x0 - 1

@@ -9,13 +9,15 @@ changed are updated; otherwise the scene is rebuilt.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtCore import QLineF
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPicture, QTransform
 from PySide6.QtWidgets import (
     QFrame, QGraphicsItem, QGraphicsRectItem, QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel,
-    QLineEdit, QToolButton, QVBoxLayout, QWidget,
+    QLineEdit, QToolButton, QToolTip, QVBoxLayout, QWidget,
 )
+
+from engine.graph.collector import collector_paused
 
 from .graph_items import (
     DARK, LIGHT, TENSOR_SIZE, EdgeItem, GraphColours, NodeItem,
@@ -42,17 +44,20 @@ def layout_scale(layout) -> tuple[float, float]:
     dx = np.diff(xs)[same_row]
     dx = dx[dx > 1e-9]
     min_dx = float(dx.min()) if dx.size else 1e9
-    rows = np.unique(ys)
-    dy = np.diff(rows)
+    # ys is sorted: the gaps between distinct rows are its non-zero steps (np.unique would
+    # import numpy.ma on first use, 0.15 s of the first graph's paint).
+    dy = np.diff(ys)
+    dy = dy[dy != 0]
     min_dy = float(dy.min()) if dy.size else 1e9
     sx = max(1.0, (TENSOR_SIZE[0] + 24) / min_dx)
     sy = max(1.0, (TENSOR_SIZE[1] + 36) / min_dy)
     return sx, sy
 
 
-def scene_positions(layout, graph=None) -> dict[str, tuple[float, float]]:
-    """The layout's positions, spread so that no two node boxes overlap."""
-    sx, sy = layout_scale(layout)
+def scene_positions(layout, graph=None, scale=None) -> dict[str, tuple[float, float]]:
+    """The layout's positions, spread so that no two node boxes overlap (``scale``: the
+    layout's ``layout_scale`` when already known)."""
+    sx, sy = scale or layout_scale(layout)
     positions = getattr(layout, "positions", None) or {}
     return {n: (x * sx, y * sy) for n, (x, y) in positions.items()}
 
@@ -76,6 +81,7 @@ class GraphCanvas(QGraphicsView):
     def __init__(self, scene: QGraphicsScene, parent: QWidget | None = None) -> None:
         super().__init__(scene, parent)
         self.far_picture = None  # set by GraphView while zoomed far out
+        self._painted_zoom = 1.0  # the zoom the last paint (or zoom_changed) was for
         # Until the user pans or zooms, the view keeps the whole graph fitted as it grows.
         self.user_moved = False
         self._fitted_size = None
@@ -107,6 +113,7 @@ class GraphCanvas(QGraphicsView):
         target = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom() * factor))
         factor = target / self.zoom()
         self.scale(factor, factor)
+        self._painted_zoom = self.zoom()
         self.zoom_changed.emit(self.zoom())
         self.viewport_changed.emit()
 
@@ -131,6 +138,7 @@ class GraphCanvas(QGraphicsView):
         self._fitted_size = self.viewport().size()
         self.setTransform(QTransform.fromScale(scale, scale))
         self.centerOn(rect.center())
+        self._painted_zoom = self.zoom()
         self.zoom_changed.emit(self.zoom())
         self.viewport_changed.emit()
 
@@ -140,6 +148,27 @@ class GraphCanvas(QGraphicsView):
             self.user_moved = True
             self.zoom_by(1.15 ** steps)
         event.accept()
+
+    def viewportEvent(self, event) -> bool:  # noqa: N802 - Qt override
+        if event.type() == QEvent.Type.Paint:
+            zoom = self.zoom()
+            if zoom != self._painted_zoom:
+                # setTransform/resetTransform/scale from outside (tests, centerOn helpers) tell
+                # nobody: the far-zoom picture and the items' visibility follow before painting.
+                self._painted_zoom = zoom
+                self.zoom_changed.emit(zoom)
+            return super().viewportEvent(event)
+        # Node tooltips are formatted on hover, not stored on 10,000 items while building.
+        if event.type() == QEvent.Type.ToolTip:
+            item = self.itemAt(event.pos())
+            text = item.tooltip_text() if hasattr(item, "tooltip_text") else ""
+            if text:
+                QToolTip.showText(event.globalPos(), text, self.viewport())
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().viewportEvent(event)
 
     def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 - Qt override
         item = self.itemAt(event.position().toPoint())
@@ -434,6 +463,13 @@ class GraphView(QWidget):
     # ------------------------------------------------------------------------------ drawing
     def show_graph(self, graph, layout, *, executing: str | None = None) -> None:
         """Draw ``graph`` (engine.graph model) at ``layout``; ``executing``: the running node."""
+        # A new graph means tens of thousands of new tuples, wrappers, rectangles and no
+        # reference cycles: the cyclic collector would otherwise walk the session's whole heap
+        # (graph, snapshots, timeline) again and again while they are made.
+        with collector_paused():
+            self._show_graph(graph, layout, executing)
+
+    def _show_graph(self, graph, layout, executing) -> None:
         self.graph = graph
         self.shown_graph = graph
         self._source_layout = layout
@@ -453,7 +489,7 @@ class GraphView(QWidget):
             groups = {a.get("group") for _, a in graph.nodes(data=True) if a.get("group")}
             self.fold_button.setVisible(bool(groups))
             scale = layout_scale(view_layout)
-            positions = scene_positions(view_layout, view_graph)
+            positions = scene_positions(view_layout, view_graph, scale)
             same_shape = (set(self.nodes) == set(view_graph.nodes)
                           and set(self.edges) == set(view_graph.edges)
                           and all(self.nodes[n].xy == positions.get(n, (0.0, 0.0))
@@ -495,12 +531,14 @@ class GraphView(QWidget):
         self.canvas.far_picture = None
         self.overview.hide()
 
-    def _new_layer(self, z: float) -> QGraphicsRectItem:
+    @staticmethod
+    def _new_layer(z: float) -> QGraphicsRectItem:
         # A parent without contents: hiding it hides every child in one call (far zoom).
+        # It joins the scene once filled: one addItem then adds its children in C++, instead
+        # of the scene noting each new child while the layer grows.
         layer = QGraphicsRectItem()
         layer.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents)
         layer.setZValue(z)
-        self.scene.addItem(layer)
         return layer
 
     # ---------------------------------------------------------------------------- far zoom
@@ -520,6 +558,10 @@ class GraphView(QWidget):
 
     def _far_picture(self) -> QPicture:
         """The whole graph as boxes and hairlines, recorded once and replayed on each paint."""
+        with collector_paused():
+            return self._record_far_picture()
+
+    def _record_far_picture(self) -> QPicture:
         picture = QPicture()
         painter = QPainter(picture)
         c = self.colours
@@ -527,23 +569,40 @@ class GraphView(QWidget):
             # Built once per scene; a backward step only regroups them by colour.
             # Edges run straight from end to end: at this zoom a long edge's bends are not
             # worth 50,000 more segments.
-            self._far_shapes = (
-                [(QLineF(*e.points[0], *e.points[-1]), e) for e in self.edges.values()],
-                [(i.boundingRect().adjusted(4, 4, -4, -4).translated(i.pos()), i)
-                 for i in self.nodes.values()])
+            # Built from the items' plain floats (their box is their rectangle without the
+            # 4-unit margin of boundingRect).
+            shapes = []
+            for e in self.edges.values():
+                (x0, y0), (x1, y1) = e.points[0], e.points[-1]
+                shapes.append((QLineF(x0, y0, x1, y1), e))
+            boxes = []
+            for i in self.nodes.values():
+                (x, y), (hw, hh) = i.xy, i.half
+                boxes.append((QRectF(x - hw, y - hh, 2 * hw, 2 * hh), i))
+            self._far_shapes = (shapes, boxes)
         edge_shapes, node_shapes = self._far_shapes
         plain, carried = [], []
         for line, edge in edge_shapes:
             (carried if edge.carried else plain).append(line)
         for lines, colour in ((plain, c.edge), (carried, c.covered)):
             if lines:
+                # (A list of QLineF: PySide turns a QPolygonF of point pairs back into Python
+                # points one by one, four times slower.)
                 painter.setPen(QPen(colour, 0))
                 painter.drawLines(lines)
         painter.setPen(Qt.PenStyle.NoPen)
         by_colour: dict[str, list] = {}
         for rect, item in node_shapes:
-            by_colour.setdefault(item.far_colour().name(), []).append(rect)
-        for name, rects in by_colour.items():
+            colour = item.far_colour()
+            entry = by_colour.get(id(colour))
+            if entry is None:
+                # Palette colours are shared objects: one key per colour without naming it.
+                entry = by_colour[id(colour)] = (colour, [])
+            entry[1].append(rect)
+        merged: dict[str, list] = {}
+        for colour, rects in by_colour.values():
+            merged.setdefault(colour.name(), []).extend(rects)
+        for name, rects in merged.items():
             painter.setBrush(QColor(name))
             painter.drawRects(rects)
         painter.end()
@@ -560,19 +619,21 @@ class GraphView(QWidget):
         self._clear()
         colours = self.colours
         nodes = self.nodes
-        self._edge_layer = self._new_layer(-1)
+        edges = self.edges
+        self._edge_layer = edge_layer = self._new_layer(-1)
         self._node_layer = node_layer = self._new_layer(0)
+        origin = (0.0, 0.0)
         for node_id, attrs in graph.nodes(data=True):
-            item = NodeItem(node_id, attrs, colours)
-            item.place(*positions.get(node_id, (0.0, 0.0)))
-            item.setParentItem(node_layer)
+            item = NodeItem(node_id, attrs, colours, node_layer)
+            item.place(*positions.get(node_id, origin))
             nodes[node_id] = item
-        edge_layer = self._edge_layer
+        no_bends = ()
         for source, target, attrs in graph.edges(data=True):
-            edge = EdgeItem(nodes[source], nodes[target], attrs, colours,
-                            bends.get((source, target), ()))
-            edge.setParentItem(edge_layer)
-            self.edges[(source, target)] = edge
+            edges[(source, target)] = EdgeItem(nodes[source], nodes[target], attrs, colours,
+                                               bends.get((source, target), no_bends),
+                                               edge_layer)
+        self.scene.addItem(edge_layer)
+        self.scene.addItem(node_layer)
         self._far = False
         if positions:
             xy = np.array(list(positions.values()), dtype=np.float64)

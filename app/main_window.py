@@ -147,10 +147,8 @@ class MainWindow(QMainWindow):
             self._dock(key, title, holder, area)
             self.panels_menu.addAction(self._panel_toggle(key))
         self._tabify_panels()
-        for panel in self.panels.values():
-            selected = getattr(panel, "tensor_selected", None)
-            if selected is not None:
-                selected.connect(self.select_tensor)
+        # A panel's click reaches select_tensor once, through controller.select_tensor (its
+        # tensor_selected signal is for other listeners): connecting both selected twice.
         # The saved layout names these docks too: put them back where the user left them.
         if self._saved_state is not None:
             self.restoreState(self._saved_state)
@@ -302,7 +300,14 @@ class MainWindow(QMainWindow):
         settings = getattr(gf, "settings", None)
         seed = getattr(settings, "seed", 0) if settings is not None else 0
         specs = [(line, conditions.get(line)) for line in lines]
-        if not self.controller.load_source(gf.script, path=path, breakpoints=specs, seed=seed):
+        recorded = getattr(gf, "recorded", None) is not None  # engine.record.is_recorded
+        if recorded:
+            # A recording has no script to run: a player replays its backward pass instead.
+            loaded = self.controller.load_recorded(gf, path=path)
+        else:
+            loaded = self.controller.load_source(gf.script, path=path, breakpoints=specs,
+                                                 seed=seed)
+        if not loaded:
             return False
         self.graph_file = gf
         self.path = path
@@ -320,23 +325,25 @@ class MainWindow(QMainWindow):
             self.console.add("info", f"{gf.title}: {gf.description}" if gf.title
                              else gf.description)
         self._update_title()
-        if getattr(gf, "recorded", None) is not None:
-            self._show_recorded(gf)
+        if recorded:
+            self._show_recorded()
         if run_to_first_breakpoint and lines:
             self.controller.continue_()
         return True
 
-    def _show_recorded(self, gf) -> None:
+    def _show_recorded(self) -> None:
         """A graph recorded from real PyTorch: shown as it was recorded, modules folded."""
         from engine.graph import layout
-        from engine.record import recorded_graph
 
-        graph = recorded_graph(gf)
+        graph = self.controller.session.graph()  # the replay opens at its end: all of it
         self.recorded = (graph, layout(graph))
         iterations = graph.graph.get("iterations")
         self.console.add("info", "A graph recorded from PyTorch"
                          + (f" ({iterations} iterations; the last is shown)" if iterations
-                            else "") + ". Its values and gradients are PyTorch's own.")
+                            else "") + ". Its values and gradients are PyTorch's own. "
+                         "F11 / F10 replay its backward node by node in PyTorch's order"
+                         + (", Next Iteration moves to the next iteration" if iterations
+                            else "") + ".")
         self.graph_view.show_graph(*self.recorded)
         self.graph_view.set_all_folded(True)
 

@@ -27,7 +27,8 @@ def position_text(position) -> str:
         parts.append(f"iteration {position.iteration + 1}")
     step = getattr(position, "backward_step", None)
     if step:
-        parts.append(f"backward step {step[0]} of {step[1]}")
+        what = "replay step" if getattr(position, "replay", False) else "backward step"
+        parts.append(f"{what} {step[0]} of {step[1]}")
     return " · ".join(parts)
 
 

@@ -12,6 +12,8 @@ from .autograd.grad_mode import state as _grad_state
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .autograd.version import VersionCounter
 
+_new = object.__new__
+
 
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
@@ -59,10 +61,23 @@ class Tensor:
         self._accumulator = None
         self._is_param = False
 
-    @classmethod
-    def _wrap(cls, array: np.ndarray) -> "Tensor":
-        t = object.__new__(Tensor)
-        t._init(array)
+    @staticmethod
+    def _wrap(array: np.ndarray) -> "Tensor":
+        # ``_init`` inlined, and the counter made without a Python ``__init__`` call: this runs
+        # once per op.
+        t = _new(Tensor)
+        t._data = array
+        t._requires_grad = False
+        t.grad_fn = None
+        t._grad = None
+        t._version = vc = _new(VersionCounter)
+        vc.value = 0
+        t._base = None
+        t._output_nr = 0
+        t._retains_grad = False
+        t._hooks = None
+        t._accumulator = None
+        t._is_param = False
         return t
 
     # -- autograd metadata -------------------------------------------------------------------------

@@ -82,9 +82,11 @@ def backward_steps(
     index = 0
     prev_enabled = grad_state.enabled
     grad_state.enabled = False  # the backward pass itself records nothing
+    _new = object.__new__
+    heappop, heappush = heapq.heappop, heapq.heappush
     try:
         while ready:
-            _, _, fn = heapq.heappop(ready)
+            fn = heappop(ready)[2]
             grads = pending.pop(fn)
             if fn.pre_hooks is not None:
                 grads = _run_pre_hooks(fn, grads)
@@ -93,33 +95,44 @@ def backward_steps(
                     slot = capture.get((fn, nr))
                     if slot is not None:
                         captured[slot] = grads[nr]
-            leaf_writes = None
+            leaf_writes = ()
             if fn.__class__ is AccumulateGrad:
                 out = ()
                 if accumulate and grads[0] is not None:
                     leaf_writes = _accumulate(fn.variable, grads[0])
             else:
-                if getattr(fn, "retained", None) is not None:
+                if fn.retained is not None:
                     _write_retained(fn, grads)
                 out = fn.apply(grads)
                 if grad_state.anomaly:
                     _check_anomaly(fn, out)
-                for (nxt, nr), g in zip(fn.next_functions, out):
+                i = 0
+                for nxt, nr in fn.next_functions:
                     if nxt is None:
+                        i += 1
                         continue
+                    g = out[i]
+                    i += 1
                     buf = pending.get(nxt)
                     if buf is None:
                         buf = pending[nxt] = [None] * nxt.num_outputs
                     if g is not None:
-                        buf[nr] = g if buf[nr] is None else buf[nr] + g
+                        prev = buf[nr]
+                        buf[nr] = g if prev is None else prev + g
                     left = deps[nxt] - 1
                     deps[nxt] = left
                     if left == 0:
-                        heapq.heappush(ready, (-nxt.sequence_nr, counter, nxt))
+                        heappush(ready, (-nxt.sequence_nr, counter, nxt))
                         counter += 1
-                if not retain_graph:
+                if not retain_graph and (fn.saved or fn.ans is not None):
                     fn.release()
-            step = BackwardStep(index, fn, grads, out, leaf_writes or ())
+            # ``BackwardStep(index, fn, grads, out, leaf_writes)``, its fields written here
+            step = _new(BackwardStep)
+            step.index = index
+            step.node = fn
+            step.grads_in = grads
+            step.grads_out = out
+            step.leaf_writes = leaf_writes
             index += 1
             if hub.active:
                 hub.emit(BACKWARD_STEP, step=step)
@@ -179,14 +192,22 @@ def _accumulate(leaf, g):
             result = hook(Tensor._wrap(g))
             if result is not None:
                 g = result._data
-    if leaf.grad is None:
-        leaf.grad = Tensor._wrap(np.array(g, dtype=leaf._data.dtype, copy=True))
+    # ``leaf._grad``, not the ``grad`` property: an accumulator's variable is a leaf, whose
+    # property reads and writes ``_grad`` directly once its checks pass
+    grad = leaf._grad if leaf.grad_fn is None else leaf.grad
+    if grad is None:
+        data = leaf._data
+        new = Tensor._wrap(np.array(g, dtype=data.dtype, copy=True))
+        if new._data.shape == data.shape and leaf.grad_fn is None:
+            leaf._grad = new  # what the setter's checks (shape, dtype) would let through
+        else:
+            leaf.grad = new
     else:
-        buf = leaf.grad._data
+        buf = grad._data
         if buf.shape != leaf._data.shape:
             raise RuntimeError("the accumulated gradient's shape does not match the tensor's")
         np.add(buf, g, out=buf, casting="unsafe")
-        leaf.grad._version.value += 1
+        grad._version.value += 1
     if hub.active:
         hub.emit(GRAD_ACCUMULATED, tensor=leaf, contribution=g)
     return [(leaf, g)]

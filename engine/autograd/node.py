@@ -62,7 +62,7 @@ class Node:
             saved_versions = [t._version.value if hasattr(t, "_version") else None for t in saved]
         self.saved_versions = saved_versions
         self.ans = ans  # the output's array, when the rule reads it
-        self.ans_version = ans_version  # (counter, value) of the output, when ans is saved
+        self.ans_version = ans_version  # (counter, value, ...) of the output, when ans is saved
         self.freed = False
         self.sequence_nr = next(_sequence)
         self.num_outputs = 1
@@ -140,28 +140,48 @@ class Node:
                                           version)
                 arrays.append(t._data)
         if self.ans_version is not None:
-            counter, version, shape, dtype = self.ans_version
+            # (counter, value), or (counter, value, shape, dtype) as ``inplace`` writes it
+            counter, version = self.ans_version[0], self.ans_version[1]
             if counter.value != version:
-                raise _modified_error(dtype, shape, f", which is output 0 of {self.op.node_name},",
+                ans = self.ans
+                raise _modified_error(ans.dtype, ans.shape,
+                                      f", which is output 0 of {self.op.node_name},",
                                       counter.value, version)
         return arrays
 
     def apply(self, grads):
         """Gradients for each input (None where no gradient flows), from the output gradient."""
+        # ``check_saved`` inlined for the common case (nothing freed or modified); any problem is
+        # left to ``check_saved`` itself, which raises PyTorch's error.
+        if self.freed:
+            self.check_saved()
         g = grads[0]
-        arrays = self.check_saved()
-        op = self.op
+        saved = self.saved
+        next_functions = self.next_functions
+        if saved:
+            arrays = []
+            for t, version in zip(saved, self.saved_versions):
+                if version is None:  # a constant, or nothing saved
+                    arrays.append(t)
+                elif t._version.value != version:
+                    self.check_saved()
+                else:
+                    arrays.append(t._data)
+        else:
+            arrays = (None,) * len(next_functions)
+        av = self.ans_version
+        if av is not None and av[0].value != av[1]:
+            self.check_saved()
         params = self.params
-        n = len(self.next_functions)
-        if arrays is None:
-            arrays = (None,) * n
         out = []
-        vjps = op.vjps
+        vjps = self.op.vjps
         meta = self.input_meta
         ans = self.ans
-        for i, (fn, _) in enumerate(self.next_functions):
+        i = 0
+        for fn, _ in next_functions:
             if fn is None:
                 out.append(None)
+                i += 1
                 continue
             gi = vjps[i](g, ans, *arrays, **params) if params else vjps[i](g, ans, *arrays)
             shape, dtype = meta[i]
@@ -169,6 +189,7 @@ class Node:
             if gi is None or gi.__class__ is not np.ndarray or gi.shape != shape or gi.dtype != dtype:
                 gi = _reduce_to(gi, shape, dtype)
             out.append(gi)
+            i += 1
         return out
 
 
@@ -199,9 +220,13 @@ def _reduce_to(g, shape, dtype):
     gshape = g.shape
     if gshape != shape:
         extra = len(gshape) - len(shape)
-        axes = tuple(range(extra)) + tuple(
-            i + extra for i, n in enumerate(shape) if n == 1 and gshape[i + extra] != 1
-        )
+        axes = list(range(extra))
+        i = extra
+        for n in shape:
+            if n == 1 and gshape[i] != 1:
+                axes.append(i)
+            i += 1
+        axes = tuple(axes)
         if axes:
             g = g.sum(axis=axes, keepdims=True)
         if extra:

@@ -13,6 +13,8 @@ from .dispatch import apply, apply_variadic, edge
 from .table import OPS
 
 _T = None  # the Tensor class, set by install_methods
+_ADD, _SUB, _MUL, _DIV = OPS["add"], OPS["sub"], OPS["mul"], OPS["div"]
+_MM = OPS["mm"]
 
 
 def _tensor(x):
@@ -71,6 +73,9 @@ def _check_broadcast(a, b):
 
 
 def add(input, other, *, alpha=1):
+    oc = other.__class__
+    if input.__class__ is _T and (oc is _T or oc is float or oc is int) and alpha == 1:
+        return apply(_ADD, input, other)  # the common case, before the general handling
     input, other = _as_tensor_arg(input), _as_tensor_arg(other)
     if not isinstance(input, _T):
         input, other = other, input
@@ -78,6 +83,9 @@ def add(input, other, *, alpha=1):
 
 
 def sub(input, other, *, alpha=1):
+    oc = other.__class__
+    if input.__class__ is _T and (oc is _T or oc is float or oc is int) and alpha == 1:
+        return apply(_SUB, input, other)  # the common case, before the general handling
     input, other = _as_tensor_arg(input), _as_tensor_arg(other)
     if not isinstance(input, _T):
         return rsub(other, input)
@@ -92,6 +100,9 @@ def rsub(input, other, *, alpha=1):
 
 
 def mul(input, other):
+    oc = other.__class__
+    if input.__class__ is _T and (oc is _T or oc is float or oc is int):
+        return apply(_MUL, input, other)  # the common case, before the general handling
     input, other = _as_tensor_arg(input), _as_tensor_arg(other)
     if not isinstance(input, _T):
         input, other = other, input
@@ -100,6 +111,10 @@ def mul(input, other):
 
 
 def div(input, other, *, rounding_mode=None):
+    oc = other.__class__
+    if (rounding_mode is None and input.__class__ is _T
+            and (oc is _T or oc is float or oc is int)):
+        return apply(_DIV, input, other)  # the common case, before the general handling
     input, other = _as_tensor_arg(input), _as_tensor_arg(other)
     if rounding_mode == "floor":
         return floor_divide(input, other)
@@ -140,6 +155,14 @@ def pow(input, exponent):  # noqa: A001
 def _promoted_for(input, *scalars):
     """``input`` cast to the result type it makes with Python-number arguments that the op takes
     as parameters (``int_tensor ** 0.5`` and ``int_tensor.clamp(0.5)`` compute in float32)."""
+    if input._data.dtype.kind == "f":
+        # a floating tensor keeps its dtype with Python ints and floats (weak scalars)
+        for s_ in scalars:
+            c = s_.__class__
+            if not (c is float or c is int or s_ is None):
+                break
+        else:
+            return input
     from ..dtypes import result_type
 
     dt = result_type(input._data, *(s for s in scalars if s is not None))
@@ -147,8 +170,10 @@ def _promoted_for(input, *scalars):
 
 
 def _unary(name):
+    op = OPS[name]
+
     def fn(input):
-        return apply(OPS[name], input)
+        return apply(op, input)
 
     fn.__name__ = name
     return fn
@@ -440,6 +465,10 @@ def _mat_error(a, b):
 def matmul(input, other):
     """``a @ b`` decomposed as PyTorch's ``_matmul_impl`` does it, so the recorded nodes match:
     dot, mv, mm, a fold of the batch into mm/mv rows, or expand + bmm."""
+    if input.__class__ is _T and other.__class__ is _T:
+        sa, sb = input._data.shape, other._data.shape
+        if len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]:
+            return apply(_MM, input, other)  # the common case, before the general handling
     a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
@@ -912,10 +941,15 @@ def _check_leaf_inplace(t):
 def inplace(name, self, other=None, **params):
     """Run an op in place on ``self``: same values as the out-of-place op, written into self's
     memory, the version counter bumped, and self's grad_fn replaced by the op's node."""
-    from ..autograd.inplace import apply_inplace
-
+    global _apply_inplace
+    if _apply_inplace is None:  # imported once: an import statement per call costs ~1 us
+        from ..autograd.inplace import apply_inplace as _apply_inplace
     _check_inplace(self)
-    return apply_inplace(OPS[name], self, other, **params)
+    return _apply_inplace(OPS[name], self, other, **params) if params else _apply_inplace(
+        OPS[name], self, other)
+
+
+_apply_inplace = None
 
 
 def zero_(self):

@@ -5,12 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.grad_mode import state as grad_state
-from ..autograd.node import Node
+from ..autograd.node import Node, _sequence
+from ..autograd.version import VersionCounter
 from ..dtypes import DEFAULT_FLOAT, result_type
 from ..events import OP_RECORDED, hub
 from .table import OPS, Op, variadic_rules
 
 _EMPTY: dict = {}
+_new = object.__new__
+_next_sequence = _sequence.__next__
 
 
 _Tensor = None
@@ -38,20 +41,37 @@ def edge(t):
 
 def apply(op: Op, *args, **params):
     """Run ``op`` on tensors (and Python scalars), returning a tensor that records the op."""
+    # The hot path of every op: plain loops, no helper calls in the common case (same dtypes,
+    # no promotion needed), the result tensor made inline.
     Tensor = _Tensor or _tensor_cls()
     arrays = []
     tensors = []
     needs = False
+    dt = None
+    mixed = False
+    scalar = False
     for a in args:
         if isinstance(a, Tensor):
-            arrays.append(a._data)
+            d = a._data
+            arrays.append(d)
             tensors.append(a)
             if a._requires_grad:
                 needs = True
         else:
+            d = a
             arrays.append(a)
             tensors.append(None)
-    if op.promote and _needs_promotion(op, arrays):
+        if d.__class__ is np.ndarray:
+            ddt = d.dtype
+            if dt is None:
+                dt = ddt
+            elif ddt is not dt and ddt != dt:
+                mixed = True
+        else:
+            scalar = True
+    # as ``_needs_promotion``: numpy already computes in PyTorch's result type when all arrays
+    # share a floating dtype (Python scalars are weak, as in PyTorch)
+    if op.promote and (mixed or dt is None or (dt.kind != "f" and (scalar or op.floating))):
         dt = result_type(*arrays)
         if op.floating and dt.kind != "f":
             dt = DEFAULT_FLOAT
@@ -65,7 +85,20 @@ def apply(op: Op, *args, **params):
         raise _shape_error(e, arrays) from None
     if out.__class__ is not np.ndarray:
         out = np.asarray(out)
-    result = Tensor._wrap(out)
+    # ``Tensor._wrap(out)``, inlined
+    result = _new(Tensor)
+    result._data = out
+    result._requires_grad = False
+    result.grad_fn = None
+    result._grad = None
+    result._version = vc = _new(VersionCounter)
+    vc.value = 0
+    result._base = None
+    result._output_nr = 0
+    result._retains_grad = False
+    result._hooks = None
+    result._accumulator = None
+    result._is_param = False
     if op.view:
         base = tensors[0]
         result._base = base if base._base is None else base._base
@@ -119,6 +152,17 @@ _NO_EDGE = (None, 0)
 _SCALAR_META = ((), None)
 
 
+_SAVE_INDICES: dict = {}
+
+
+def _save_indices(saves: str) -> tuple:
+    """The argument positions a row's ``saves`` names (x, y, z: 0, 1, 2), cached per string."""
+    idx = _SAVE_INDICES.get(saves)
+    if idx is None:
+        idx = _SAVE_INDICES[saves] = tuple(i for i, role in enumerate("xyz") if role in saves)
+    return idx
+
+
 def _record(op, tensors, arrays, params, result, vjps=None):
     # Plain loops, not generator expressions: this runs once per recorded op.
     idx = op.inputs
@@ -127,40 +171,91 @@ def _record(op, tensors, arrays, params, result, vjps=None):
     else:
         tensors_in = [tensors[i] for i in idx]
         arrays_in = [arrays[i] for i in idx]
-    next_functions = []
-    input_meta = []
-    for t, a in zip(tensors_in, arrays_in):
+    n_in = len(tensors_in)
+    if n_in == 1 or n_in == 2:
+        # one or two inputs (nearly every op): the tuples made directly, no lists in between
+        t = tensors_in[0]
         if t is None or not t._requires_grad:
-            next_functions.append(_NO_EDGE)
-        elif t.grad_fn is not None:
-            next_functions.append((t.grad_fn, t._output_nr))
+            e0 = _NO_EDGE
         else:
-            next_functions.append((t._grad_accumulator(), 0))
-        input_meta.append((a.shape, a.dtype) if a.__class__ is np.ndarray else _SCALAR_META)
+            fn = t.grad_fn
+            e0 = (fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0)
+        a = arrays_in[0]
+        m0 = (a.shape, a.dtype) if a.__class__ is np.ndarray else _SCALAR_META
+        if n_in == 1:
+            next_functions = (e0,)
+            input_meta = (m0,)
+        else:
+            t = tensors_in[1]
+            if t is None or not t._requires_grad:
+                e1 = _NO_EDGE
+            else:
+                fn = t.grad_fn
+                e1 = (fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0)
+            a = arrays_in[1]
+            next_functions = (e0, e1)
+            input_meta = (m0, (a.shape, a.dtype) if a.__class__ is np.ndarray else _SCALAR_META)
+    else:
+        next_functions = []
+        input_meta = []
+        i = 0
+        for t in tensors_in:
+            a = arrays_in[i]
+            i += 1
+            if t is None or not t._requires_grad:
+                next_functions.append(_NO_EDGE)
+            else:
+                fn = t.grad_fn
+                if fn is not None:
+                    next_functions.append((fn, t._output_nr))
+                else:
+                    next_functions.append((t._grad_accumulator(), 0))
+            input_meta.append((a.shape, a.dtype) if a.__class__ is np.ndarray else _SCALAR_META)
+        next_functions = tuple(next_functions)
+        input_meta = tuple(input_meta)
     saves = op.saves
     saved = versions = None
     if saves:
         n = len(tensors)
-        for i, role in enumerate("xyz"):
-            if i >= n or role not in saves:
-                continue
+        sidx = _SAVE_INDICES.get(saves)
+        if sidx is None:
+            sidx = _save_indices(saves)
+        for i in sidx:
+            if i >= n:
+                break
             if saved is None:
-                saved = [None] * min(n, 3)
-                versions = [None] * min(n, 3)
+                m = n if n < 3 else 3
+                saved = [None] * m
+                versions = [None] * m
             t, a = tensors[i], arrays[i]
             if t is not None and t._data is a:
                 saved[i] = t  # the tensor itself, so a later in-place change is caught
                 versions[i] = t._version.value
             else:
                 saved[i] = a  # a Python scalar, or an input the op cast: a constant
-    ans = ans_version = None
-    if "r" in saves:
-        ans = result._data
-        ans_version = (result._version, result._version.value, ans.shape, ans.dtype)
-    node = Node(op, params, tuple(next_functions), tuple(input_meta), saved, ans, ans_version,
-                versions)
-    if vjps is not None:
-        node.op = _VariadicOp(op, vjps)
+        ans = ans_version = None
+        if "r" in saves:
+            ans = result._data
+            vc = result._version
+            ans_version = (vc, vc.value)  # (counter, value): the error reads ans's shape
+    else:
+        ans = ans_version = None
+    # ``Node(...)``, with its fields written here: one Python call less per op
+    node = _new(Node)
+    node.op = op if vjps is None else _VariadicOp(op, vjps)
+    node.params = params
+    node.next_functions = next_functions
+    node.input_meta = input_meta
+    node.saved = saved
+    node.saved_versions = versions
+    node.ans = ans
+    node.ans_version = ans_version
+    node.freed = False
+    node.sequence_nr = _next_sequence()
+    node.num_outputs = 1
+    node.pre_hooks = None
+    node.retained = None
+    node._metadata = None
     return node
 
 

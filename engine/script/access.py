@@ -32,6 +32,11 @@ _SAFE = _PLAIN | {types.MethodType, types.FunctionType, ScriptFunction, SafeIter
                   SuperProxy}
 _RISKY = frozenset({int, bool, str, bytes, bytearray, list, tuple})
 _SIZED_CONTAINERS = (list, dict, set, bytearray)
+_OBJECT_GETATTRIBUTE = object.__getattribute__
+# classes whose values _screen_slow looks at (or whose checks depend on the value)
+_SCREENED = (Tensor, types.GeneratorType, types.ModuleType, types.BuiltinFunctionType, type,
+             np.ndarray) + DENIED_TYPES
+_MISSING = object()
 _SCRIPT_NAME_OF = {real: name for name, real in ENGINE_MODULES.items()}
 
 
@@ -44,10 +49,15 @@ class AccessMixin:
         if t in _SAFE:
             return value
         if t is Tensor:
+            if value._data.size < self._small_tensor:
+                return value
             return self._check_tensor(value, node)
         return self._screen_slow(value, node)
 
     def _screen_slow(self, value, node):
+        t = type(value)
+        if t in self._plain_types:
+            return value
         if isinstance(value, Tensor):
             return self._check_tensor(value, node)
         if isinstance(value, types.GeneratorType):
@@ -63,6 +73,11 @@ class AccessMixin:
             check_callable(value, node)
         if isinstance(value, np.ndarray):
             check_elements(value.size, self.limits)
+        elif value.__class__ is t and not issubclass(t, _SCREENED):
+            # none of the checks above can apply to another value of this class
+            if len(self._plain_types) > 10_000:
+                self._plain_types.clear()
+            self._plain_types.add(t)
         return value
 
     def _check_tensor(self, t, node):
@@ -118,6 +133,67 @@ class AccessMixin:
         if is_engine_type(t) and any(c.__name__ in ("Node", "AccumulateGrad") for c in t.__mro__):
             return AccessMixin._attr_node
         return AccessMixin._attr_generic
+
+    def _method_for(self, t, name):
+        """The plain function that ``getattr(obj, name)`` binds for objects of class ``t``, or
+        None when that attribute needs the general path; cached per (class, name).
+
+        Calling it with the object first is what ``_getattr`` + ``_call`` would do: the class's
+        rule is the generic one (get, then screen a bound method, which passes), the function is
+        no special (``backward``) and a plain Python function. The script's own classes are left
+        out (they can change), and the caller still checks the instance's ``__dict__``.
+        """
+        fn = None
+        if name[0] != "_" and t not in self._script_classes:
+            rule = self._attr_rules.get(t)
+            if rule is None:
+                rule = self._rule_for(t)
+            if rule is AccessMixin._attr_generic and t.__getattribute__ is _OBJECT_GETATTRIBUTE:
+                for klass in t.__mro__:
+                    attr = klass.__dict__.get(name, _MISSING)
+                    if attr is not _MISSING:
+                        if type(attr) is types.FunctionType and (
+                                id(attr) not in self._method_specials):
+                            fn = attr
+                        break
+        methods = self._methods.get(t)
+        if methods is None:
+            if len(self._methods) > 10_000:  # classes made in a loop must not pile up here
+                self._methods.clear()
+            methods = self._methods[t] = {}
+        if len(methods) < 10_000:
+            methods[name] = fn
+        return fn
+
+    def _call_method(self, fn, obj, args, kwargs, node):
+        """``obj.name(*args, **kwargs)`` for a function from ``_method_for``: the end of
+        ``_call_plain`` for a bound method, without making it."""
+        for a in args:
+            ta = type(a)
+            if ta is range:
+                self._materialize_size(a, node)
+            elif ta is list or ta is tuple or ta is dict:
+                if a and ta is not dict and isinstance(a[0], (list, tuple, dict)):
+                    check_expanded_size(a, self.limits)
+        try:
+            if kwargs:
+                result = fn(obj, *args, **kwargs)
+            else:
+                result = fn(obj, *args)
+        except ScriptError:
+            raise
+        except Exception as e:
+            raise self._runtime(e, node) from e
+        t = type(result)
+        if t is Tensor:
+            if result._data.size < self._small_tensor:
+                return result
+            return self._check_tensor(result, node)
+        if t in _PLAIN:
+            if t is str and len(result) > self.limits.max_string:
+                check_length(len(result), self.limits.max_string, result)
+            return result
+        return self._screen_slow(result, node)
 
     def _attr_generic(self, obj, name, node):
         try:
@@ -369,7 +445,7 @@ class AccessMixin:
         ta = type(a)
         tb = type(b)
         if ta is Tensor or tb is Tensor:
-            if ta is tb:
+            if ta is tb and a._data.size * b._data.size > self._max_elements:
                 self._precheck_shapes(op, a._data, b._data, node)
         elif ta is np.ndarray and tb is np.ndarray:
             self._precheck_shapes(op, a, b, node)
@@ -386,6 +462,8 @@ class AccessMixin:
             raise self._runtime(e, node) from e
         t = type(result)
         if t is Tensor:
+            if result._data.size < self._small_tensor:
+                return result  # what _check_tensor lets through untouched
             return self._check_tensor(result, node)
         if t in _PLAIN:
             if (t is list or t is str or t is tuple) and len(result) >= 8192:
@@ -433,10 +511,16 @@ class AccessMixin:
         return self._call_plain(func, args, kwargs, node)
 
     def _call_plain(self, func, args, kwargs, node):
-        if type(func) is not MethodType:
+        ft = type(func)
+        if ft is not MethodType:
             check_callable(func, node)
-            if isinstance(func, DENIED_TYPES):
-                raise forbidden(f"calling a {type(func).__name__} is not available", node)
+            if ft not in self._callable_types:
+                if isinstance(func, DENIED_TYPES):
+                    raise forbidden(f"calling a {type(func).__name__} is not available", node)
+                if func.__class__ is ft:  # the test above depends on the class only
+                    if len(self._callable_types) > 10_000:
+                        self._callable_types.clear()
+                    self._callable_types.add(ft)
         for a in args:
             ta = type(a)
             if ta is range:
@@ -445,11 +529,20 @@ class AccessMixin:
                 if a and ta is not dict and isinstance(a[0], (list, tuple, dict)):
                     check_expanded_size(a, self.limits)
         is_class = isinstance(func, type)
-        if is_class and (func in DENIED_CONSTRUCTORS or func.__module__.startswith("engine.script")
-                         or issubclass(func, DENIED_TYPES)):
-            # type(x) hands out classes; the interpreter's own and raw numpy buffers stay unbuilt
-            raise forbidden(f"creating {func.__name__} objects is not available", node)
-        building_module = is_class and self._is_module(func)
+        building_module = False
+        if is_class:
+            building_module = self._constructible.get(func)
+            if building_module is None:
+                if (func in DENIED_CONSTRUCTORS or func.__module__.startswith("engine.script")
+                        or issubclass(func, DENIED_TYPES)):
+                    # type(x) hands out classes; the interpreter's own and raw numpy buffers
+                    # stay unbuilt
+                    raise forbidden(f"creating {func.__name__} objects is not available", node)
+                building_module = self._is_module(func)
+                if func not in self._script_classes:  # those can change (C.__module__ = ...)
+                    if len(self._constructible) > 10_000:
+                        self._constructible.clear()
+                    self._constructible[func] = building_module
         if building_module:
             # nn.Linear(10**5, 10**5): refuse before the parameters are allocated
             n = 1
@@ -475,6 +568,8 @@ class AccessMixin:
                 check_length(self.limits.max_list + 1, self.limits.max_list)
         t = type(result)
         if t is Tensor:
+            if result._data.size < self._small_tensor:
+                return result
             return self._check_tensor(result, node)
         if t in _PLAIN:
             if t is str and len(result) > self.limits.max_string:

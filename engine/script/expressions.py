@@ -5,12 +5,20 @@ from __future__ import annotations
 import ast
 import builtins
 
+from ..tensor import Tensor
+from .access import _SAFE, AccessMixin
 from .errors import ScriptError, forbidden
 from .guards import check_expanded_size, check_format_spec, check_length
 from .objects import SafeIterator, ScriptFunction, Signature
 from .scopes import Activation
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
+_Attribute = ast.Attribute
+_Name = ast.Name
+_Constant = ast.Constant
+_Starred = ast.Starred
+_UNKNOWN = object()
+_ATTR_GENERIC = AccessMixin._attr_generic
 _PYTHON_BUILTINS = frozenset(dir(builtins))
 
 
@@ -44,10 +52,28 @@ class ExpressionsMixin:
 
     # -- operators ---------------------------------------------------------------------------------
     def _ev_binop(self, node, act):
-        ev = self._ev
-        left, right = node.left, node.right
-        return self._binop(node.gs_op, ev[left.__class__](self, left, act),
-                           ev[right.__class__](self, right, act), node)
+        # names and constants, the commonest operands, are read here without a call
+        left = node.left
+        cls = left.__class__
+        if cls is _Name:
+            name = left.id
+            scope = act.locals
+            a = scope[name] if name in scope else self._ev_name(left, act)
+        elif cls is _Constant:
+            a = left.value
+        else:
+            a = self._ev[cls](self, left, act)
+        right = node.right
+        cls = right.__class__
+        if cls is _Name:
+            name = right.id
+            scope = act.locals
+            b = scope[name] if name in scope else self._ev_name(right, act)
+        elif cls is _Constant:
+            b = right.value
+        else:
+            b = self._ev[cls](self, right, act)
+        return self._binop(node.gs_op, a, b, node)
 
     def _ev_unaryop(self, node, act):
         value = self._eval(node.operand, act)
@@ -104,17 +130,52 @@ class ExpressionsMixin:
 
     # -- calls, attributes, subscripts -------------------------------------------------------------
     def _ev_call(self, node, act):
-        func = self._eval(node.func, act)
+        fnode = node.func
+        if fnode.__class__ is _Attribute:
+            # ``obj.method(...)``: when the method is a plain function of obj's (engine) class,
+            # call it without making the bound method (see AccessMixin._method_for)
+            value = fnode.value
+            ev = self._ev
+            if value.__class__ is _Name:
+                name = value.id
+                scope = act.locals
+                obj = scope[name] if name in scope else self._ev_name(value, act)
+            else:
+                obj = ev[value.__class__](self, value, act)
+            t = type(obj)
+            methods = self._methods.get(t)
+            name = fnode.attr
+            fn = methods.get(name, _UNKNOWN) if methods is not None else _UNKNOWN
+            if fn is _UNKNOWN:
+                fn = self._method_for(t, name)
+            if fn is not None and not (t.__dictoffset__ and name in obj.__dict__):
+                if node.gs_simple:
+                    args = []
+                    for a in node.args:
+                        args.append(ev[a.__class__](self, a, act))
+                    return self._call_method(fn, obj, args, None, node)
+                args, kwargs = self._call_arguments(node, act)
+                return self._call_method(fn, obj, args, kwargs, node)
+            func = self._getattr(obj, name, fnode)
+        else:
+            func = self._eval(fnode, act)
         if func is self._super_builtin:
             args = [self._eval(a, act) for a in node.args]
             return self._make_super(args, act, node)
         if node.gs_simple:
             ev = self._ev
-            args = [ev[a.__class__](self, a, act) for a in node.args]
+            args = []
+            for a in node.args:
+                args.append(ev[a.__class__](self, a, act))
             return self._call(func, args, {}, node)
+        args, kwargs = self._call_arguments(node, act)
+        return self._call(func, args, kwargs, node)
+
+    def _call_arguments(self, node, act):
+        """The positional and keyword arguments of a call with ``*``, ``**`` or keywords."""
         args = []
         for a in node.args:
-            if a.__class__ is ast.Starred:
+            if a.__class__ is _Starred:
                 args.extend(self._materialize(self._eval(a.value, act), a))
             else:
                 args.append(self._eval(a, act))
@@ -130,15 +191,39 @@ class ExpressionsMixin:
                 if not isinstance(key, str):
                     raise TypeError("keywords must be strings")
                 kwargs[key] = item
-        return self._call(func, args, kwargs, node)
+        return args, kwargs
 
     def _ev_attribute(self, node, act):
         value = node.value
-        return self._getattr(self._ev[value.__class__](self, value, act), node.attr, node)
+        if value.__class__ is _Name:
+            name = value.id
+            scope = act.locals
+            obj = scope[name] if name in scope else self._ev_name(value, act)
+        else:
+            obj = self._ev[value.__class__](self, value, act)
+        name = node.attr
+        if name[0] != "_" and self._attr_rules.get(type(obj)) is _ATTR_GENERIC:
+            # _getattr -> _attr_generic -> _screen, inlined for the common case (tensors)
+            try:
+                value = getattr(obj, name)
+            except ScriptError:
+                raise
+            except Exception as e:
+                raise self._runtime(e, node) from e
+            t = type(value)
+            if t in _SAFE:
+                return value
+            if t is Tensor and value._data.size < self._small_tensor:
+                return value
+            return self._screen(value, node)
+        return self._getattr(obj, name, node)
 
     def _ev_subscript(self, node, act):
-        obj = self._eval(node.value, act)
-        key = self._eval(node.slice, act)
+        ev = self._ev
+        value = node.value
+        obj = ev[value.__class__](self, value, act)
+        key = node.slice
+        key = ev[key.__class__](self, key, act)
         if type(key) is tuple and isinstance(obj, dict):
             check_expanded_size(key, self.limits)
         try:

@@ -39,6 +39,9 @@ _MEMORY_CHECK_EVERY = 1024  # statements between two looks at the process's memo
 
 _PRINT_OPTIONS = ("PRECISION", "THRESHOLD", "EDGEITEMS", "LINEWIDTH", "SCI_MODE")
 
+_getcurrent = greenlet.getcurrent
+_new_pause = Pause.__new__
+
 _EXCEPTIONS = (
     Exception, ArithmeticError, AssertionError, AttributeError, IndexError, KeyError, LookupError,
     NameError, NotImplementedError, OverflowError, RuntimeError, StopIteration, TypeError,
@@ -82,10 +85,16 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self.output: list[str] = []
         self.globals: dict = {}
         self._max_elements = self.limits.max_tensor_elements
+        # tensors with fewer elements need no look in _check_tensor (not too large, not tracked)
+        self._small_tensor = min(16384, self._max_elements + 1)
         self._specials = function_specials()
         self._method_specials = method_specials()
         self._text_methods = text_methods(self)
         self._attr_rules: dict = {}
+        self._methods: dict = {}  # {class: {name: function or None}} (AccessMixin._method_for)
+        self._plain_types: set = set()  # classes whose values pass _screen_slow unchanged
+        self._callable_types: set = set()  # non-denied classes of callables (_call_plain)
+        self._constructible: dict = {}  # {class: builds an nn.Module} for classes one may call
         self._module_types: dict = {}
         self._context_types: dict = {}
         # weak: a class statement in a loop makes a new class each time
@@ -111,10 +120,11 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self._stepping = True
         try:
             try:
-                value = child.switch()
+                switch = child.switch
+                value = switch()
                 while not child.dead:
                     yield value
-                    value = child.switch()
+                    value = switch()
             except greenlet.error as e:
                 raise ScriptError("runtime", f"the script cannot be resumed here: {e}") from e
             return value
@@ -141,12 +151,15 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self._depth = 0
         self._stack: list[Activation] = []
         self._handling: list = []
-        self._loops: list = []  # [loop line, iteration] of every running loop, outermost first
-        self._loops_snapshot = ()  # _loops as a tuple of tuples; None when it changed
+        # ((loop line, iteration), ...) of every running loop, outermost first; kept up to date
+        # only while stepping (nobody reads it otherwise)
+        self._loop_state = ()
         self._max_statements = self.limits.max_statements
         self._memory = MemoryMeter(self.limits.max_total_bytes)
         self._next_memory_check = _MEMORY_CHECK_EVERY
-        if self._stepping or self._stop_requested:
+        # _count above _check_at sends a statement through _statement_checks: the statement limit,
+        # the memory look, or a stop() (which sets _check_at to -1)
+        if self._stop_requested:
             self._check_at = -1
         else:
             self._check_at = min(self.limits.max_statements, self._next_memory_check)
@@ -164,6 +177,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             self._builtins = self._make_builtins()
             module = Activation("<module>", self.globals)
             self._push(module)
+            if self._stepping:
+                self._exec_body = self._exec_body_stepping  # pauses before every statement
             self._exec_body(tree.body, module)
             return self.globals
         except ScriptError:
@@ -182,12 +197,19 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             _grad_state.enabled, _grad_state.anomaly = saved
             for k, v in print_options.items():
                 setattr(_tensor_format, k, v)
+            self.__dict__.pop("_exec_body", None)
             self._stack = []
             self._depth = 0
+            self._loop_state = ()
             self._stop_requested = False  # a stop ends one run; the next run starts afresh
 
     def _push(self, act: Activation) -> None:
-        self._stack.append(act)
+        stack = self._stack
+        if stack:
+            top = stack[-1]
+            act.frames = top.frames + (_frame_of(top),)
+            act.depth = len(stack)
+        stack.append(act)
 
     def _pop(self) -> None:
         self._stack.pop()
@@ -203,7 +225,12 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         loc = fn._signature.bind(fn._name, args, kwargs)
         act = Activation(fn._name, loc, fn._closure, function=fn,
                          self_arg=args[0] if args else None)
-        self._stack.append(act)
+        stack = self._stack
+        if stack:
+            top = stack[-1]
+            act.frames = top.frames + (_frame_of(top),)
+            act.depth = len(stack)
+        stack.append(act)
         self._depth += 1
         try:
             if fn._expr is not None:
@@ -217,27 +244,12 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
 
     # -- hooks -------------------------------------------------------------------------------------
     def _statement_hook(self, stmt, act) -> None:
+        """The checks due before a statement once ``_count`` passed ``_check_at``."""
         if self._stop_requested:
             raise ScriptError("stopped", "the script was stopped", stmt.lineno, stmt.col_offset)
         count = self._count
         if count > self._max_statements or count >= self._next_memory_check:
             self._periodic_checks(stmt)
-        child = self._child
-        if child is not None and greenlet.getcurrent() is child:
-            # _pause, inlined: this runs before every statement of a stepped script
-            stack = self._stack
-            if len(stack) == 1:
-                frames = (stmt.gs_frame,)
-            else:
-                frames = tuple([_frame_of(a) for a in stack[:-1]] + [stmt.gs_frame])
-            loops = self._loops_snapshot
-            if loops is None:
-                loops = self._loops_snapshot = tuple(map(tuple, self._loops))
-            self._driver.switch(Pause("statement", stmt, len(stack) - 1, frames, act.locals,
-                                      self.globals, loops))
-            if self._stop_requested:
-                raise ScriptError("stopped", "the script was stopped", stmt.lineno,
-                                  stmt.col_offset)
 
     def _periodic_checks(self, node) -> None:
         """The statement limit, and every few thousand statements the process memory."""
@@ -248,7 +260,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         if count >= self._next_memory_check:
             self._next_memory_check = count + _MEMORY_CHECK_EVERY
             self._memory.check_process(node)
-        if not self._stepping and not self._stop_requested:
+        if not self._stop_requested:
             self._check_at = min(self.limits.max_statements, self._next_memory_check)
 
     def _tick(self) -> None:
@@ -260,41 +272,33 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
                 raise ScriptError("stopped", "the script was stopped").at(stmt)
             self._periodic_checks(self._current_stmt())
 
-    def _pause(self, kind, stmt, act, step=None) -> None:
-        child = self._child
-        if child is None or greenlet.getcurrent() is not child:
-            return  # a script function called from outside the run: nobody to pause for
-        stack = self._stack
-        if len(stack) == 1:
-            frames = (stmt.gs_frame,)
-        else:
-            frames = tuple([_frame_of(a) for a in stack[:-1]] + [stmt.gs_frame])
-        loops = self._loops_snapshot
-        if loops is None:
-            loops = self._loops_snapshot = tuple(map(tuple, self._loops))
-        pause = Pause(kind, stmt, len(stack) - 1, frames, act.locals, self.globals, loops, step)
-        self._driver.switch(pause)
-        if self._stop_requested:
-            raise ScriptError("stopped", "the script was stopped", stmt.lineno, stmt.col_offset)
-
     def _drive_backward(self, steps, node) -> None:
         """Exhaust a backward generator, pausing after each node when stepping."""
         act = self._stack[-1]
         stmt = act.stmt
+        child = self._child
+        pausing = child is not None and _getcurrent() is child and stmt is not None
         try:
-            while True:
-                try:
-                    step = next(steps)
-                except StopIteration:
-                    break
-                except ScriptError:
-                    raise
-                except Exception as e:
-                    raise self._runtime(e, node) from e
-                if self._stop_requested:
-                    raise ScriptError("stopped", "the script was stopped").at(node)
-                if self._child is not None:
-                    self._pause("backward_step", stmt, act, step)
+            try:
+                for step in steps:
+                    if self._stop_requested:
+                        raise ScriptError("stopped", "the script was stopped").at(node)
+                    if pausing:
+                        pause = _new_pause(Pause)
+                        pause.kind = "backward_step"
+                        pause.stmt = stmt
+                        pause.step = step
+                        pause.globals = self.globals
+                        pause.loop_iterations = self._loop_state
+                        pause._frame = act
+                        self._driver.switch(pause)
+                        if self._stop_requested:
+                            raise ScriptError("stopped", "the script was stopped", stmt.lineno,
+                                              stmt.col_offset)
+            except ScriptError:
+                raise
+            except Exception as e:  # raised by the engine's backward (or a hook in it)
+                raise self._runtime(e, node) from e
         finally:
             steps.close()  # restores grad mode if we leave in the middle
 

@@ -34,19 +34,37 @@ class Pause:
     loop_iterations : tuple of (int, int)
         ``(loop line, iteration index)`` for each enclosing ``for``/``while`` loop of every frame,
         outermost first; the index counts from 0.
+
+    Notes
+    -----
+    A pause is made before every statement, and most are skipped unread, so it only stores what is
+    immutable or live anyway: the statement, the running frame (whose depth, outer call-stack
+    entries and locals dict never change while it runs) and the loop counters' tuple. ``stack``,
+    ``depth``, ``locals`` and the span are read from those when asked. The interpreter fills the
+    slots directly (``Pause.__new__(Pause)``), without calling ``__init__``.
     """
 
-    __slots__ = ("kind", "depth", "stack", "locals", "globals", "stmt", "step", "loop_iterations")
+    __slots__ = ("kind", "stmt", "step", "globals", "loop_iterations", "_frame")
 
-    def __init__(self, kind, stmt, depth, stack, locals, globals, loop_iterations, step=None):
+    def __init__(self, kind, stmt, frame, globals, loop_iterations, step=None):
         self.kind = kind
         self.stmt = stmt
-        self.depth = depth
-        self.stack = stack
-        self.locals = locals
+        self.step = step
         self.globals = globals
         self.loop_iterations = loop_iterations
-        self.step = step
+        self._frame = frame  # the running Activation
+
+    @property
+    def depth(self) -> int:
+        return self._frame.depth
+
+    @property
+    def stack(self) -> tuple:
+        return self._frame.frames + (self.stmt.gs_frame,)
+
+    @property
+    def locals(self) -> dict:
+        return self._frame.locals
 
     # the span is read from the statement when asked: most pauses are skipped unread
     @property

@@ -11,7 +11,7 @@ class Activation:
     """
 
     __slots__ = ("name", "locals", "enclosing", "stmt", "declared", "function",
-                 "self_arg", "retval", "is_class")
+                 "self_arg", "retval", "is_class", "depth", "frames")
 
     def __init__(self, name, locals, enclosing=(), function=None, self_arg=None, declared=None,
                  is_class=False) -> None:
@@ -24,3 +24,7 @@ class Activation:
         self.self_arg = self_arg  # first positional argument, for super()
         self.retval = None
         self.is_class = is_class
+        # set when the frame is pushed on the interpreter's stack: its call depth and the call-stack
+        # entries of the frames below it (which do not change while this one runs)
+        self.depth = 0
+        self.frames = ()

@@ -8,15 +8,24 @@ from __future__ import annotations
 
 import ast
 
+import greenlet
+
 from .errors import ScriptError, forbidden
 from .modules import ENGINE_MODULES, proxy_for
 from .objects import ScriptFunction
+from .pause import Pause
 from .safety import CLASS_DUNDERS, is_engine_type
 from .scopes import Activation
 
 BREAK = "break"
 CONTINUE = "continue"
 RETURN = "return"
+
+_getcurrent = greenlet.getcurrent
+_new_pause = Pause.__new__
+_Name = ast.Name
+_Attribute = ast.Attribute
+_Constant = ast.Constant
 
 
 class StatementsMixin:
@@ -26,9 +35,43 @@ class StatementsMixin:
         handlers = self._ex
         for stmt in body:
             act.stmt = stmt
-            self._count += 1
-            if self._count > self._check_at:
+            count = self._count + 1
+            self._count = count
+            if count > self._check_at:
                 self._statement_hook(stmt, act)
+            try:
+                signal = handlers[stmt.__class__](self, stmt, act)
+            except ScriptError as e:
+                raise e.at(stmt)
+            except Exception as e:
+                raise self._runtime(e, stmt) from e
+            if signal is not None:
+                return signal
+        return None
+
+    def _exec_body_stepping(self, body, act):
+        """``_exec_body`` of a stepped run: switches to the driver with a Pause before each
+        statement (``_main`` puts it in the instance's ``_exec_body``)."""
+        handlers = self._ex
+        for stmt in body:
+            act.stmt = stmt
+            count = self._count + 1
+            self._count = count
+            if count > self._check_at:
+                self._statement_hook(stmt, act)
+            child = self._child
+            if child is not None and _getcurrent() is child:
+                pause = _new_pause(Pause)
+                pause.kind = "statement"
+                pause.stmt = stmt
+                pause.step = None
+                pause.globals = self.globals
+                pause.loop_iterations = self._loop_state
+                pause._frame = act
+                self._driver.switch(pause)
+                if self._stop_requested:
+                    raise ScriptError("stopped", "the script was stopped", stmt.lineno,
+                                      stmt.col_offset)
             try:
                 signal = handlers[stmt.__class__](self, stmt, act)
             except ScriptError as e:
@@ -46,12 +89,24 @@ class StatementsMixin:
 
     def _ex_assign(self, stmt, act):
         expr = stmt.value
-        value = self._ev[expr.__class__](self, expr, act)
+        cls = expr.__class__
+        value = expr.value if cls is _Constant else self._ev[cls](self, expr, act)
         name = stmt.gs_name
         if name is not None and act.declared is None:
             act.locals[name] = value  # the common ``x = ...``
             return
-        for target in stmt.targets:
+        targets = stmt.targets
+        if len(targets) == 1:
+            target = targets[0]
+            if target.__class__ is _Attribute:  # ``obj.name = ...``
+                obj = target.value
+                if obj.__class__ is _Name:
+                    obj = self._ev_name(obj, act)
+                else:
+                    obj = self._ev[obj.__class__](self, obj, act)
+                self._setattr(obj, target.attr, value, target)
+                return
+        for target in targets:
             self._assign(target, value, act)
 
     def _ex_annassign(self, stmt, act):
@@ -61,10 +116,14 @@ class StatementsMixin:
     def _ex_augassign(self, stmt, act):
         target = stmt.target
         op = stmt.gs_op
-        if target.__class__ is ast.Name:
+        if target.__class__ is _Name:
             current = self._ev_name(target, act)
-            self._store_name(target.id, self._binop(op, current, self._eval(stmt.value, act),
-                                                    stmt), act)
+            expr = stmt.value
+            value = self._binop(op, current, self._ev[expr.__class__](self, expr, act), stmt)
+            if act.declared is None:
+                act.locals[target.id] = value
+            else:
+                self._store_name(target.id, value, act)
         elif target.__class__ is ast.Attribute:
             obj = self._eval(target.value, act)
             current = self._getattr(obj, target.attr, target)
@@ -139,15 +198,30 @@ class StatementsMixin:
         return None
 
     def _ex_for(self, stmt, act):
-        iterable = self._eval(stmt.iter, act)
-        counter = [stmt.lineno, -1]
-        self._loops.append(counter)
+        iterable = stmt.iter
+        iterable = self._ev[iterable.__class__](self, iterable, act)
+        # the loop counters are only kept while stepping; outer loops' counters stay put while
+        # this loop runs, so the tuple of this iteration is theirs plus this loop's
+        stepping = self._child is not None
+        outer = self._loop_state
+        line = stmt.lineno
+        k = -1
+        if stepping:
+            self._loop_state = outer + ((line, -1),)
+        target = stmt.target
+        name = target.id if target.__class__ is _Name else None
+        local = act.locals
+        body = stmt.body
         try:
             for item in self._iterate(iterable, stmt.iter):
-                counter[1] += 1
-                self._loops_snapshot = None
-                self._assign(stmt.target, item, act)
-                signal = self._exec_body(stmt.body, act)
+                if stepping:
+                    k += 1
+                    self._loop_state = outer + ((line, k),)
+                if name is not None and act.declared is None:
+                    local[name] = item  # the common ``for x in ...``
+                else:
+                    self._assign(target, item, act)
+                signal = self._exec_body(body, act)
                 if signal is not None:
                     if signal is BREAK:
                         break
@@ -155,25 +229,28 @@ class StatementsMixin:
                         continue
                     return signal
             else:
-                self._loops.pop()
-                self._loops_snapshot = None
-                counter = None
+                self._loop_state = outer
                 if stmt.orelse:
                     return self._exec_body(stmt.orelse, act)
         finally:
-            if counter is not None:
-                self._loops.pop()
-                self._loops_snapshot = None
+            self._loop_state = outer
         return None
 
     def _ex_while(self, stmt, act):
-        counter = [stmt.lineno, -1]
-        self._loops.append(counter)
+        stepping = self._child is not None
+        outer = self._loop_state
+        line = stmt.lineno
+        k = -1
+        if stepping:
+            self._loop_state = outer + ((line, -1),)
+        body = stmt.body
+        test = stmt.test
         try:
-            while self._truth(self._eval(stmt.test, act), stmt.test):
-                counter[1] += 1
-                self._loops_snapshot = None
-                signal = self._exec_body(stmt.body, act)
+            while self._truth(self._eval(test, act), test):
+                if stepping:
+                    k += 1
+                    self._loop_state = outer + ((line, k),)
+                signal = self._exec_body(body, act)
                 if signal is not None:
                     if signal is BREAK:
                         break
@@ -181,15 +258,11 @@ class StatementsMixin:
                         continue
                     return signal
             else:
-                self._loops.pop()
-                self._loops_snapshot = None
-                counter = None
+                self._loop_state = outer
                 if stmt.orelse:
                     return self._exec_body(stmt.orelse, act)
         finally:
-            if counter is not None:
-                self._loops.pop()
-                self._loops_snapshot = None
+            self._loop_state = outer
         return None
 
     def _ex_with(self, stmt, act):

@@ -67,12 +67,29 @@ if hasattr(ast, "TryStar"):
     UNSUPPORTED[ast.TryStar] = "except* is not supported"
 
 
+# Checked trees of recent scripts: a session re-runs the same text (restart, time travel) and the
+# interpreter never changes a tree, so the parse and the checks are done once per text.
+_CHECKED: dict = {}
+_CHECKED_MAX = 16
+
+
 def parse(source, filename: str, limits: Limits) -> ast.Module:
     """Parse and check ``source``; raises ScriptError (syntax, forbidden or limit)."""
     if not isinstance(source, str):
         raise ScriptError("syntax", "a script must be text")
     if len(source) > limits.max_string:
         raise limit(f"script too long: {len(source)} characters (the limit is {limits.max_string})")
+    key = (source, filename)
+    tree = _CHECKED.get(key)
+    if tree is None:
+        tree = _parse_and_check(source, filename)
+        if len(_CHECKED) >= _CHECKED_MAX:
+            _CHECKED.clear()
+        _CHECKED[key] = tree
+    return tree
+
+
+def _parse_and_check(source: str, filename: str) -> ast.Module:
     try:
         tree = ast.parse(source, filename=filename)
     except SyntaxError as e:

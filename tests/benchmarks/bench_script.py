@@ -1,13 +1,14 @@
 """The script interpreter's overhead, as ratios (issue 3: within 1.5x).
 
-Run: ``python tests/benchmarks/bench_script.py``. The same 100-iteration training loop of a small
-MLP (2-16-16-1 tanh, batch 64, MSE, SGD; nn.Module and optim) is timed three ways: written directly
-in Python against the engine, run as a script through ``engine.script.run``, and run through the
-stepping generator ``Interpreter.steps()`` consumed by a driver that never pauses. A second case
-does the same with raw tensors and a manual SGD update under ``no_grad`` (more statements per
-iteration, so more interpreter work per engine op). Each timing is the best of several repeats of
-the CPU time the process used (not wall time: the machine is shared), so
-the shared machine's noise mostly cancels out; the numbers are ratios, never assertions.
+Run: ``python tests/benchmarks/bench_script.py [repeats]``. The same 100-iteration training loop
+of a small MLP (2-16-16-1 tanh, batch 64, MSE, SGD; nn.Module and optim) is timed three ways:
+written directly in Python against the engine, run as a script through ``engine.script.run``, and
+run through the stepping generator ``Interpreter.steps()`` consumed by a driver that never pauses.
+A second case does the same with raw tensors and a manual SGD update under ``no_grad`` (more
+statements per iteration, so more interpreter work per engine op). Each timing is the best of
+several repeats (9 unless given) of the CPU time the process used (not wall time: the machine is
+shared), so the shared machine's noise mostly cancels out; the numbers are ratios, never
+assertions.
 """
 
 from __future__ import annotations
@@ -106,12 +107,13 @@ def best_of(fns, source: str, repeats: int = 9) -> list[float]:
     return [min(bucket) for bucket in times]
 
 
-def main() -> None:
+def main(repeats: int = 9) -> None:
     for name, source in (("nn.Module + optim.SGD", MODULE_LOOP), ("raw tensors", RAW_LOOP)):
-        base, run, steps = best_of((direct, scripted, stepped), source)
+        base, run, steps = best_of((direct, scripted, stepped), source, repeats)
         print(f"{name:24s} direct {base * 1e3:7.1f} ms | run {run * 1e3:7.1f} ms "
               f"({run / base:4.2f}x) | steps() {steps * 1e3:7.1f} ms ({steps / base:4.2f}x)")
 
 
 if __name__ == "__main__":
-    main()
+    # an optional count of repeats: more of them steady the numbers on a busy machine
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 9)

@@ -4,7 +4,9 @@ Run: ``QT_QPA_PLATFORM=offscreen python tests/benchmarks/bench_window.py``.
 
 - file open to first full paint, 1,000 and 10,000 nodes (goals 0.3 s and 1.5 s): the whole path
   (load the file, run the script on the worker, build the graph and its layout, build the scene,
-  paint), and the view's share alone (scene build + first paint of a ready graph);
+  paint), with where it went (the session's run, build_graph, layout, the scene build, fitting
+  and the far-zoom picture, the first paint, and the rest: the window's other views and the
+  worker hand-offs), and the view's share alone (scene build + first paint of a ready graph);
 - fit-all repaint at 10,000 nodes (goal 150 ms);
 - redraw after one backward step at 1,000 nodes (goals: 16 ms at 1:1, 50 ms fit-all);
 - cold start of the window (goal 1.5 s without torch): process start to the first event-loop turn
@@ -52,7 +54,46 @@ def paint(widget) -> float:
     return time.perf_counter() - start
 
 
-def bench_open(app, settings, ops: int) -> tuple[float, float]:
+class _Stages:
+    """Where the open path's time goes: wraps the session command, build_graph, layout and the
+    view's show_graph/_rebuild for the duration of one measurement (the code itself is
+    untouched; the wrappers cost microseconds)."""
+
+    def __init__(self) -> None:
+        import engine.graph as graph_pkg
+        from engine.session import Session
+
+        from app.graph_view import GraphView
+
+        self.times: dict[str, float] = {}
+        self._undo = []
+        for owner, name, label in ((Session, "continue_", "run"),
+                                   (graph_pkg, "build_graph", "build_graph"),
+                                   (graph_pkg, "layout", "layout"),
+                                   (GraphView, "show_graph", "show_graph"),
+                                   (GraphView, "_rebuild", "scene build")):
+            self._wrap(owner, name, label)
+
+    def _wrap(self, owner, name: str, label: str) -> None:
+        original = getattr(owner, name)
+        times = self.times
+
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                times[label] = times.get(label, 0.0) + time.perf_counter() - start
+
+        setattr(owner, name, timed)
+        self._undo.append((owner, name, original))
+
+    def close(self) -> None:
+        for owner, name, original in reversed(self._undo):
+            setattr(owner, name, original)
+
+
+def bench_open(app, settings, ops: int) -> tuple[float, float, dict]:
     from app.main_window import MainWindow
 
     window = MainWindow(settings, open_demo=False)
@@ -62,19 +103,30 @@ def bench_open(app, settings, ops: int) -> tuple[float, float]:
     app.processEvents()
     path = Path(tempfile.mkdtemp()) / f"chain{ops}.py"
     path.write_text(chain_script(ops))
-    start = time.perf_counter()
-    window.open_path(str(path))
-    window.debug_continue()
-    window.controller.wait_idle(600_000)
-    window.graph_view.canvas.viewport().repaint()
-    total = time.perf_counter() - start
+    stages = _Stages()
+    try:
+        start = time.perf_counter()
+        window.open_path(str(path))
+        window.debug_continue()
+        window.controller.wait_idle(600_000)
+        painted = time.perf_counter()
+        window.graph_view.canvas.viewport().repaint()
+        end = time.perf_counter()
+    finally:
+        stages.close()
+    total = end - start
+    parts = dict(stages.times)
+    parts["first paint"] = end - painted
+    # show_graph includes the scene build; the rest of it is fitting and the far-zoom picture.
+    parts["fit + far picture"] = parts.pop("show_graph", 0.0) - parts.get("scene build", 0.0)
+    parts["other"] = total - sum(parts.values())
     nodes = window.graph_view.graph.number_of_nodes()
     window.ask_before_discarding = False
     window.close()
     window.shutdown()
     window.deleteLater()
     app.processEvents()
-    return total, nodes
+    return total, nodes, parts
 
 
 def bench_view(app, n: int) -> dict:
@@ -179,9 +231,10 @@ def main() -> None:
               f"{r['first_paint'] * 1000:7.1f} ms, "
               f"fit-all repaint {r['fit_repaint'] * 1000:6.1f} ms")
     for ops in (500, 5000):
-        total, nodes = bench_open(app, settings, ops)
+        total, nodes, parts = bench_open(app, settings, ops)
         print(f"file open to first full paint, {nodes:>6} nodes: {total:6.2f} s "
               f"(load, run, graph, layout, scene, paint)")
+        print("    " + ", ".join(f"{k} {v * 1000:.0f} ms" for k, v in parts.items()))
     r = bench_backward_step(app)
     print(f"redraw after one backward step, {r['nodes']} nodes: 1:1 {r['1:1'] * 1000:6.1f} ms, "
           f"fit-all {r['fit-all'] * 1000:6.1f} ms")

@@ -1,0 +1,533 @@
+"""Replay a recorded file in the debugger: ``RecordedSession`` stands in for ``engine.session.Session``.
+
+The window drives a live script through a ``Session``; a file recorded from real PyTorch has no
+script to run, so ``RecordedSession`` offers the part of the Session interface the window's
+controller uses (the commands, ``graph()``, ``snapshot()``, ``timeline``, ``counters``, the
+breakpoint switches, ``subscribe``) and publishes the same ``SessionEvent`` kinds, so every view
+draws a replay as it draws a live run. Nothing is computed: every number is the recording's.
+
+The replay is a fixed sequence of points: for each recorded iteration, the backward before any
+node ran (step 0) and after each node PyTorch ran, in PyTorch's order (step k of n); then the end.
+Commands move along it: step into / over = one node, step out = to the end of this backward,
+next iteration = to the next iteration's step 0, continue = to the end (or a data breakpoint),
+go_to = any point. Earlier iterations kept their tensors but not the gradients on the edges.
+"""
+
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+import numpy as np
+
+from ..session.breakpoints import DataBreakpoints
+from ..session.counters import Counters
+from ..session.diff import compute_diff
+from ..session.events import Position, SessionEvent
+from ..session.state import Snapshot, TensorRecord, non_finite
+from ..session.timeline import BACKWARD, STEP, TimelinePoint
+from .graph import _recorded_of, recorded_graph
+from .replay import ReplayStep, graph_at_step, replay_steps
+
+# Session status, as engine.session names them.
+PAUSED = "paused"
+FINISHED = "finished"
+STOPPED = "stopped"
+
+
+@dataclass(frozen=True)
+class ReplayPosition(Position):
+    """A position in a replay: ``backward_step`` is ``(k, n)``, k replay steps of n done."""
+
+    replay: bool = True
+
+
+@dataclass
+class ReplayPause:
+    """What a replay's ``paused`` event carries where a live one carries the interpreter's Pause.
+
+    ``step`` is the ``ReplayStep`` that just ran (None before the first node); there is no
+    statement, so ``line`` and ``stmt`` are None and the names are empty.
+    """
+
+    step: ReplayStep | None
+    iteration: int | None
+    kind: str = "backward_step"
+    line: int | None = None
+    stmt: Any = None
+    depth: int = 0
+    stack: tuple = ()
+    loop_iterations: tuple = ()
+    globals: dict = field(default_factory=dict)
+    locals: dict = field(default_factory=dict)
+
+
+class RecordedSession:
+    """Replays a recorded backward pass (and its recorded iterations) as a debugging session.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, GraphFile or Recorded
+        A recorded file (``engine.record.is_recorded``).
+    filename : str
+        Shown in messages.
+
+    Notes
+    -----
+    It opens finished (the whole recording shown, as a run that has ended); ``open()`` publishes
+    that state to subscribers. Commands run synchronously on whatever thread calls them, one at a
+    time; ``pause()`` and ``stop()`` may be called from any thread.
+
+    Raises
+    ------
+    ValueError
+        When the file holds no recorded graph.
+    """
+
+    is_recording_replay = True  # the controller draws ``graph()`` instead of building one
+
+    def __init__(self, source, *, filename: str = "<recorded>") -> None:
+        self.recorded = _recorded_of(source)
+        self.filename = filename
+        self.source = ""
+        self.iteration_count = len(self.recorded.iterations)
+        self._bases: dict[int, Any] = {}  # iteration -> its recorded graph
+        self._steps: dict[int, list] = {}  # iteration -> its ReplaySteps
+        self._records: dict[tuple, TensorRecord] = {}  # shared between snapshots
+        last = self._last_iteration
+        self.steps_per_backward = len(self.steps(last))
+        self.timeline = self._build_timeline()
+        self.counters = Counters()
+        self.breakpoints: dict[int, Any] = {}
+        self.data_breakpoints = DataBreakpoints()
+        self.losses = self._losses()
+        self.console: list[str] = []
+        self.warnings: list = []
+        self.namespace: dict = {}
+        self.error = None
+        self.explanation = None
+        self.status = FINISHED
+        self._index = len(self.timeline) - 1
+        self._pause: ReplayPause | None = None
+        self._position: ReplayPosition | None = None
+        self._snapshot = self._snapshot_at(self._index)
+        self._set_counters(self._index)
+        self._subscribers: list[Callable[[SessionEvent], None]] = []
+        self._lock = threading.RLock()
+        self._busy = False
+        self._pause_requested = threading.Event()
+        self._stop_requested = threading.Event()
+
+    # ------------------------------------------------------------------ the recording
+    @property
+    def _last_iteration(self) -> int:
+        return max(0, self.iteration_count - 1)
+
+    def base_graph(self, iteration: int):
+        """The recorded graph with ``iteration``'s tensors, every step done (cached)."""
+        if iteration not in self._bases:
+            index = iteration if self.iteration_count else -1
+            self._bases[iteration] = recorded_graph(self.recorded, index)
+        return self._bases[iteration]
+
+    def steps(self, iteration: int) -> list[ReplayStep]:
+        """The replay steps of ``iteration``'s backward, in PyTorch's execution order."""
+        if iteration not in self._steps:
+            graph = self.base_graph(iteration)
+            self._steps[iteration] = [_with_leaf_write(graph, s) for s in replay_steps(graph)]
+        return self._steps[iteration]
+
+    def point_of(self, index: int) -> tuple[int, int]:
+        """(iteration, steps done) of timeline point ``index``; the end is the last iteration's
+        last step."""
+        per = self.steps_per_backward + 1
+        if index >= len(self.timeline) - 1:
+            return self._last_iteration, self.steps_per_backward
+        return index // per, index % per
+
+    def _build_timeline(self) -> list[TimelinePoint]:
+        n = self.steps_per_backward
+        points = []
+        for i in range(max(1, self.iteration_count)):
+            iteration = i if self.iteration_count else None
+            for k in range(n + 1):
+                markers = set()
+                if k == 1:
+                    markers.add(BACKWARD)
+                if k == 0 and i > 0 and self.recorded.iterations[i - 1].optimizers:
+                    markers.add(STEP)
+                points.append(TimelinePoint(len(points), "backward_step", None, iteration, (k, n),
+                                            frozenset(markers), len(points)))
+        points.append(TimelinePoint(len(points), "finished", None, None, None, frozenset(),
+                                    len(points), reason="finished"))
+        return points
+
+    def _losses(self) -> list[tuple[int, float]]:
+        out = []
+        for i, state in enumerate(self.recorded.iterations):
+            loss = state.tensors.get("loss")
+            if loss is not None and np.size(loss.value) == 1:
+                out.append((i, float(np.asarray(loss.value).reshape(()))))
+        return out
+
+    # ------------------------------------------------------------------ subscribers
+    def subscribe(self, fn: Callable[[SessionEvent], None]) -> Callable[[], None]:
+        """Call ``fn(SessionEvent)`` for every event; returns a function that unsubscribes."""
+        self._subscribers.append(fn)
+
+        def unsubscribe() -> None:
+            if fn in self._subscribers:
+                self._subscribers.remove(fn)
+
+        return unsubscribe
+
+    def _emit(self, kind: str, **fields: Any) -> None:
+        event = SessionEvent(kind, **fields)
+        for fn in tuple(self._subscribers):
+            fn(event)
+
+    def open(self) -> None:
+        """Publish the state the replay opens in (the whole recording, finished)."""
+        with self._lock:
+            self._publish(self._index, reason="opened", travelled=True, walked=())
+            self._emit("timeline_changed", length=len(self.timeline))
+
+    # ------------------------------------------------------------------ breakpoints
+    # No lines to stop at: line breakpoints are kept (the window saves them) but never hit.
+    def set_breakpoint(self, line: int, condition: str | None = None):
+        self.breakpoints[int(line)] = condition
+        return None
+
+    def clear_breakpoint(self, line: int) -> None:
+        self.breakpoints.pop(int(line), None)
+
+    def break_on_nan(self, enabled: bool = True) -> None:
+        """Stop at a step that sent or received a NaN or an infinity."""
+        self.data_breakpoints.nan = bool(enabled)
+
+    def break_on_grad_norm(self, threshold: float | None) -> None:
+        """Stop at a step that wrote a leaf gradient with an L2 norm above ``threshold``."""
+        self.data_breakpoints.grad_norm = None if threshold is None else float(threshold)
+
+    def break_on_backward(self, enabled: bool = True) -> None:
+        """Stop before each iteration's backward (its step 0)."""
+        self.data_breakpoints.backward = bool(enabled)
+
+    def break_on_zero_grad(self, enabled: bool = True) -> None:
+        self.data_breakpoints.zero_grad = bool(enabled)  # not recorded: never hit
+
+    def break_on_step(self, enabled: bool = True) -> None:
+        """Stop after an iteration's backward, before its optimizer step."""
+        self.data_breakpoints.step = bool(enabled)
+
+    # ------------------------------------------------------------------ reading the state
+    @property
+    def position(self) -> ReplayPosition | None:
+        return self._position
+
+    @property
+    def pause_state(self) -> ReplayPause | None:
+        return self._pause if self.status == PAUSED else None
+
+    @property
+    def current_step(self) -> ReplayStep | None:
+        """The step that ran last (None before the first node and at the end)."""
+        return self._pause.step if self.status == PAUSED and self._pause else None
+
+    @property
+    def point_index(self) -> int:
+        return self._index
+
+    def visible_names(self) -> dict:
+        return {}  # nothing runs: there are no live objects behind a recording
+
+    @property
+    def last_backward_steps(self) -> tuple:
+        i, k = self.point_of(self._index)
+        return tuple(self.steps(i)[:k])
+
+    def graph(self, previous=None):
+        """The graph as it stands at the current point (``graph_at_step``).
+
+        With ``previous`` (the graph shown before), ``graph.graph["changed"]`` lists the nodes
+        whose executed flag, value or grad differ, as ``build_graph(..., previous=)`` does.
+        """
+        i, k = self.point_of(self._index)
+        graph = graph_at_step(self.base_graph(i), k)
+        graph.graph["added"], graph.graph["removed"] = [], []
+        if previous is not None and set(previous.nodes) == set(graph.nodes):
+            graph.graph["changed"] = [n for n, a in graph.nodes(data=True)
+                                      if _node_changed(a, previous.nodes[n])]
+        return graph
+
+    def snapshot(self, point_index: int | None = None) -> Snapshot | None:
+        """The ``Snapshot`` at a timeline point (the current one by default)."""
+        if point_index is None:
+            return self._snapshot
+        if not 0 <= point_index < len(self.timeline):
+            return None
+        return self._snapshot_at(point_index)
+
+    def console_at(self, point_index: int) -> list[str]:
+        return []
+
+    # ------------------------------------------------------------------ thread-safe controls
+    def pause(self) -> None:
+        """Ask a running ``continue_`` to stop at the next step (thread-safe)."""
+        if self._busy:
+            self._pause_requested.set()
+
+    def stop(self) -> None:
+        """End the replay where it is (thread-safe)."""
+        if self.status != PAUSED and not self._busy:
+            return
+        self._stop_requested.set()
+        if self._lock.acquire(blocking=False):
+            try:
+                if not self._busy:
+                    self._stopped()
+            finally:
+                self._lock.release()
+
+    # ------------------------------------------------------------------ commands
+    def continue_(self):
+        """Replay to the end, or to the next data breakpoint."""
+        with self._command("continue"):
+            return self._walk(self._stop_reason)
+
+    def step_into(self):
+        """Replay the next node."""
+        with self._command("step_into"):
+            return self._walk(lambda index: "step")
+
+    def step_over(self):
+        """Replay the next node (a node is the smallest step a recording has)."""
+        with self._command("step_over"):
+            return self._walk(lambda index: "step")
+
+    def step_out(self):
+        """Replay to the end of the current backward (or the next point when already there)."""
+        with self._command("step_out"):
+            i, k = self.point_of(self._index)
+            last = k >= self.steps_per_backward
+            return self._walk(lambda index: "step out" if last or self.point_of(index) ==
+                              (i, self.steps_per_backward) else None)
+
+    def run_to_line(self, line: int):
+        """A recording has no lines: like ``continue_``."""
+        with self._command("run_to_line"):
+            return self._walk(self._stop_reason)
+
+    def next_iteration(self):
+        """Go to the next recorded iteration, before its backward (the end after the last)."""
+        with self._command("next_iteration"):
+            i, _ = self.point_of(self._index)
+            return self._walk(lambda index: "iteration" if self.point_of(index) == (i + 1, 0)
+                              else None)
+
+    def run_iterations(self, n: int, progress: Callable[[int, int], None] | None = None):
+        """``next_iteration`` ``n`` times; ``progress(k, n)`` after each."""
+        with self._command("run_iterations"):
+            n, done = int(n), 0
+            if n <= 0:
+                return self.pause_state
+
+            def until(index):
+                nonlocal done
+                i, k = self.point_of(index)
+                if k != 0 or i == 0:
+                    return None
+                done += 1
+                if progress is not None:
+                    progress(done, n)
+                return f"{done} iterations" if done >= n else None
+
+            return self._walk(until)
+
+    def restart(self):
+        """Replay from the start: the first iteration, before its backward."""
+        with self._command("restart"):
+            self._emit("reset")
+            self._move(0, reason="restart", travelled=False, walked=(), full=True)
+            return self.pause_state
+
+    def go_to(self, point_index: int):
+        """Travel to timeline point ``point_index``."""
+        with self._command("go_to"):
+            index = int(point_index)
+            if not 0 <= index < len(self.timeline):
+                raise IndexError(f"timeline point {index} out of range: {len(self.timeline)}")
+            self._move(index, reason="time travel", travelled=True, walked=(), full=True)
+            return self.pause_state
+
+    # ------------------------------------------------------------------ machinery
+    @contextmanager
+    def _command(self, name: str):
+        with self._lock:
+            self._busy = True
+            try:
+                # After the end only restart and go_to move; other commands are no-ops.
+                if name in ("restart", "go_to") or self.status == PAUSED:
+                    self._emit("running", command=name)
+                yield
+            finally:
+                self._busy = False
+                self._pause_requested.clear()
+                if self._stop_requested.is_set():
+                    self._stopped()
+
+    def _walk(self, until: Callable[[int], str | None]):
+        """Move point by point until ``until(index)`` names a reason, or to the end."""
+        if self.status != PAUSED:
+            return None
+        walked: list = []
+        index = self._index
+        end = len(self.timeline) - 1
+        while index < end:
+            index += 1
+            i, k = self.point_of(index)
+            if k > 0 and index < end:
+                walked.append(self.steps(i)[k - 1])
+            if index == end:
+                break
+            reason = until(index)
+            if reason is None and (self._pause_requested.is_set()
+                                   or self._stop_requested.is_set()):
+                reason = "paused"
+            if reason is not None:
+                self._move(index, reason=reason, travelled=False, walked=walked)
+                return self.pause_state
+            if k == self.steps_per_backward:
+                walked = []  # the diff lists the steps of the backward it stops in
+        self._move(end, reason="finished", travelled=False, walked=walked)
+        return None
+
+    def _stop_reason(self, index: int) -> str | None:
+        """Why ``continue_`` stops at point ``index`` (a data breakpoint), or None."""
+        i, k = self.point_of(index)
+        d = self.data_breakpoints
+        n = self.steps_per_backward
+        if k == 0 and i > 0 and d.backward:
+            return "backward"
+        if k == n and i < self.iteration_count - 1 and d.step:
+            return "optimizer step"
+        if k == 0:
+            return None
+        step = self.steps(i)[k - 1]
+        if d.nan and any(non_finite(_array(g)) for g in _step_arrays(step)):
+            return f"NaN or infinity in {step.node.name()}"
+        if d.grad_norm is not None:
+            for leaf, g in step.leaf_writes:
+                if g is not None and float(np.linalg.norm(np.asarray(g, np.float64))) > \
+                        d.grad_norm:
+                    return f"grad norm of {leaf} above {d.grad_norm:g}"
+        return None
+
+    def _move(self, index: int, *, reason: str, travelled: bool, walked, full=False) -> None:
+        self._index = index
+        self.status = FINISHED if index == len(self.timeline) - 1 else PAUSED
+        self._publish(index, reason=reason, travelled=travelled, walked=walked, full=full)
+
+    def _publish(self, index: int, *, reason: str, travelled: bool, walked, full=False) -> None:
+        snap = self._snapshot_at(index)
+        diff = compute_diff(None if (travelled or full) else self._snapshot, snap, tuple(walked),
+                            (), full=travelled or full)
+        self._snapshot = snap
+        self._set_counters(index)
+        point = self.timeline[index]
+        if self.status == PAUSED:
+            i, k = self.point_of(index)
+            step = self.steps(i)[k - 1] if k > 0 else None
+            self._pause = ReplayPause(step, point.iteration)
+            self._position = ReplayPosition(None, point.iteration, point.backward_step, 0, index)
+            self._emit("paused", pause=self._pause, diff=diff, position=self._position,
+                       point=point, reason=reason, snapshot=snap, travelled=travelled)
+        else:
+            self._pause = None
+            self._position = None
+            # A live finished event has no snapshot (the panels read the namespace); a replay's
+            # names are not live objects, so it carries the recorded state instead.
+            self._emit("finished", namespace=self.namespace, diff=diff, point=point,
+                       stopped=False, travelled=travelled, snapshot=snap)
+
+    def _stopped(self) -> None:
+        self._stop_requested.clear()
+        if self.status != PAUSED:
+            return
+        self.status = STOPPED
+        self._emit("finished", namespace=self.namespace, diff=None, point=None, stopped=True,
+                   travelled=False)
+
+    def _set_counters(self, index: int) -> None:
+        # Counted as a live run would have: each iteration is one backward and one step.
+        i, k = self.point_of(index)
+        end = index == len(self.timeline) - 1
+        self.counters.backward = i + (1 if k > 0 or end else 0)
+        steps = sum(1 for s in self.recorded.iterations[:i] if s.optimizers)
+        if end and self.iteration_count and self.recorded.iterations[-1].optimizers:
+            steps += 1
+        self.counters.step = steps
+        self.counters.iteration = None if end else self.timeline[index].iteration
+
+    def _snapshot_at(self, index: int) -> Snapshot:
+        """The named tensors as they stood at point ``index``: values, and the grads written by
+        then (``graph_at_step``'s rule: a grad shows once the node writing it has run)."""
+        i, k = self.point_of(index)
+        graph = self.base_graph(i)
+        tensors = {}
+        for node_id, a in graph.nodes(data=True):
+            if a["kind"] != "tensor" or not a.get("name") or a.get("value") is None:
+                continue
+            writers = graph.successors(node_id) if a["is_leaf"] else graph.predecessors(node_id)
+            shown = a.get("grad") is not None and any(
+                (graph.nodes[w].get("executed_index") is not None
+                 and graph.nodes[w]["executed_index"] < k) for w in writers)
+            tensors[a["name"]] = self._record(i, node_id, a, shown)
+        return Snapshot(tensors, {}, {}, 0)
+
+    def _record(self, iteration: int, node_id: str, a: dict, with_grad: bool) -> TensorRecord:
+        key = (iteration, node_id, with_grad)
+        record = self._records.get(key)
+        if record is None:
+            graph = self.base_graph(iteration)
+            producer = next((graph.nodes[p].get("node_name") for p in graph.predecessors(node_id)
+                             if graph.nodes[p]["kind"] != "tensor"), None)
+            record = TensorRecord(
+                value=np.asarray(a["value"]), grad=np.asarray(a["grad"]) if with_grad else None,
+                requires_grad=bool(a.get("requires_grad")), is_leaf=bool(a.get("is_leaf")),
+                retains_grad=bool(a.get("retains_grad")),
+                grad_fn=None if a.get("is_leaf") else producer)
+            self._records[key] = record
+        return record
+
+
+def _with_leaf_write(graph, step: ReplayStep) -> ReplayStep:
+    """An accumulator's step writing the leaf's recorded grad when its edge kept no gradient
+    (an earlier iteration keeps its tensors' grads but not the edges')."""
+    if step.node.kind != "accumulate" or step.leaf_writes:
+        return step
+    leaf = graph.nodes[step.node_id].get("variable")
+    grad = graph.nodes[leaf].get("grad") if leaf in graph else None
+    if grad is None:
+        return step
+    return replace(step, grads_in=[grad], leaf_writes=[(leaf, grad)])
+
+
+def _step_arrays(step: ReplayStep):
+    yield from step.grads_in
+    yield from step.grads_out
+    for _, g in step.leaf_writes:
+        yield g
+
+
+def _array(g):
+    return None if g is None else np.asarray(g)
+
+
+def _node_changed(now: dict, before: dict) -> bool:
+    if now["kind"] == "tensor":
+        return now.get("grad") is not before.get("grad") or \
+            now.get("value") is not before.get("value")
+    return now.get("executed_index") != before.get("executed_index")
