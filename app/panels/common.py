@@ -178,6 +178,9 @@ def point_view(controller, hub: "PanelsHub") -> PointView | None:
                      travelled, event)
 
 
+MAX_HEATMAPS = 24  # heatmaps drawn per grid
+
+
 class Heatmaps(pg.GraphicsLayoutWidget):
     """A grid of heatmaps on one shared, symmetric colour scale, one per named array.
 
@@ -196,6 +199,9 @@ class Heatmaps(pg.GraphicsLayoutWidget):
 
     def show_arrays(self, items: list[tuple[str, np.ndarray | None]], level: float) -> None:
         """Draw ``items`` (title, array or None) on the colour scale [-level, level]."""
+        # A real model has hundreds of buffers and a pyqtgraph plot costs ~0.1 s to lay out:
+        # draw the first few (the table lists them all) so a step stays interactive.
+        items = items[:MAX_HEATMAPS]
         self.clear()
         self.setBackground(self.palette().color(QPalette.ColorRole.Base))  # follows the theme
         self.images = {}

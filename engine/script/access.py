@@ -460,6 +460,12 @@ class AccessMixin:
             raise
         except Exception as e:
             raise self._runtime(e, node) from e
+        if type(result) is Tensor and result._data.size < self._small_tensor:
+            return result
+        return self._screen_result(result, node)
+
+    def _screen_result(self, result, node):
+        """Screen the result of an operator."""
         t = type(result)
         if t is Tensor:
             if result._data.size < self._small_tensor:

@@ -73,6 +73,21 @@ class ExpressionsMixin:
             b = right.value
         else:
             b = self._ev[cls](self, right, act)
+        if type(a) is Tensor and type(b) is Tensor:
+            # _binop for two tensors, inlined: the commonest case in training loops
+            da = a._data
+            db = b._data
+            if da.size * db.size > self._max_elements:
+                self._precheck_shapes(node.gs_op, da, db, node)
+            try:
+                result = node.gs_op(a, b)
+            except ScriptError:
+                raise
+            except Exception as e:
+                raise self._runtime(e, node) from e
+            if type(result) is Tensor and result._data.size < self._small_tensor:
+                return result
+            return self._screen_result(result, node)
         return self._binop(node.gs_op, a, b, node)
 
     def _ev_unaryop(self, node, act):

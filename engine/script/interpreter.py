@@ -5,6 +5,13 @@ The evaluator is a plain recursive tree walker (``statements.py``, ``expressions
 every statement (at any call depth) and after every node of a ``backward()`` the walker switches
 back to the generator with a ``Pause``, which the generator yields. ``stop()`` sets a flag that the
 next statement, iterator step or backward step turns into ``ScriptError(kind="stopped")``.
+
+The stepping overhead is kept to the greenlet round trip: a ``Pause`` stores only what does not
+change (the statement, the frame, the loop counters' tuple) and derives the rest when read; the
+frames know their call depth and outer call-stack entries from the moment they are pushed; and
+when the script defines no function, lambda or class (so nothing of it can run inside a backward
+pass), a ``backward()`` hands its generator to ``steps()``, which runs the nodes and yields their
+pauses without a switch per node.
 """
 
 from __future__ import annotations
@@ -104,6 +111,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self._driver = None
         self._stepping = False
         self._stop_requested = False
+        self._backward_by_driver = False
         self._reset()
 
     # -- public API --------------------------------------------------------------------------------
@@ -123,6 +131,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
                 switch = child.switch
                 value = switch()
                 while not child.dead:
+                    if value.__class__ is _Backward:
+                        value = yield from self._backward_steps(value, child)
+                        continue
                     yield value
                     value = switch()
             except greenlet.error as e:
@@ -136,6 +147,37 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
                     pass  # abandoned from another thread: its frames die with the greenlet
             self._child = None
             self._stepping = False
+
+    def _backward_steps(self, handoff, child):
+        """The pauses of a backward pass that the script handed to ``steps()``: its nodes run
+        here, in the driver's greenlet, with no switch per node. Returns the script's next value
+        (its next pause, or its namespace) once the pass ended or failed in the script."""
+        steps = handoff.steps
+        stmt = handoff.stmt
+        act = handoff.act
+        try:
+            for step in steps:
+                if self._stop_requested:
+                    raise ScriptError("stopped", "the script was stopped").at(handoff.node)
+                pause = _new_pause(Pause)
+                pause.kind = "backward_step"
+                pause.stmt = stmt
+                pause.step = step
+                pause.globals = self.globals
+                pause.loop_iterations = self._loop_state
+                pause._frame = act
+                yield pause
+                if self._stop_requested:
+                    raise ScriptError("stopped", "the script was stopped", stmt.lineno,
+                                      stmt.col_offset)
+        except GeneratorExit:
+            raise  # steps() abandoned: its finally ends the script
+        except BaseException as e:  # the engine's error or a stop: raised where backward was called
+            steps.close()
+            return child.throw(e)
+        finally:
+            steps.close()  # restores grad mode if we leave in the middle
+        return child.switch()
 
     def stop(self) -> None:
         """Ask the running script to stop (thread-safe): the next statement or backward step
@@ -170,6 +212,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         print_options = {k: getattr(_tensor_format, k) for k in _PRINT_OPTIONS}
         try:
             tree = parse(self.source, self.filename, self.limits)
+            # a script without def, lambda or class has no code that backward() could call
+            self._backward_by_driver = not tree.gs_defines
             from ..creation import initial_seed
 
             self.globals = {}
@@ -179,6 +223,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             self._push(module)
             if self._stepping:
                 self._exec_body = self._exec_body_stepping  # pauses before every statement
+            else:
+                self.__dict__.pop("_exec_body", None)
             self._exec_body(tree.body, module)
             return self.globals
         except ScriptError:
@@ -280,6 +326,11 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         pausing = child is not None and _getcurrent() is child and stmt is not None
         try:
             try:
+                if pausing and self._backward_by_driver:
+                    # no statement of the script can run inside this backward: steps() runs its
+                    # nodes and yields their pauses itself, then resumes us (or raises here)
+                    self._driver.switch(_Backward(steps, stmt, act, node))
+                    return
                 for step in steps:
                     if self._stop_requested:
                         raise ScriptError("stopped", "the script was stopped").at(node)
@@ -352,6 +403,18 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self.output.append(text)
         if self.on_print is not None:
             self.on_print(text)
+
+
+class _Backward:
+    """A backward pass the script hands to ``steps()`` to run node by node (see _drive_backward)."""
+
+    __slots__ = ("steps", "stmt", "act", "node")
+
+    def __init__(self, steps, stmt, act, node) -> None:
+        self.steps = steps
+        self.stmt = stmt
+        self.act = act
+        self.node = node
 
 
 def _position(stmt):

@@ -117,13 +117,15 @@ class StatementsMixin:
         target = stmt.target
         op = stmt.gs_op
         if target.__class__ is _Name:
-            current = self._ev_name(target, act)
+            name = target.id
+            scope = act.locals
+            current = scope[name] if name in scope else self._ev_name(target, act)
             expr = stmt.value
             value = self._binop(op, current, self._ev[expr.__class__](self, expr, act), stmt)
             if act.declared is None:
-                act.locals[target.id] = value
+                scope[name] = value
             else:
-                self._store_name(target.id, value, act)
+                self._store_name(name, value, act)
         elif target.__class__ is ast.Attribute:
             obj = self._eval(target.value, act)
             current = self._getattr(obj, target.attr, target)

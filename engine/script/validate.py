@@ -112,6 +112,7 @@ class Checker:
 
     def check(self, tree: ast.Module) -> None:
         stack = [(tree, 0, None, None, "<module>")]
+        defines = False
         while stack:
             node, depth, parent, located, scope = stack.pop()
             if hasattr(node, "lineno"):
@@ -122,7 +123,10 @@ class Checker:
             if isinstance(node, ast.stmt):
                 # the call-stack entry of a pause before this statement never changes
                 node.gs_frame = Frame(scope, node.lineno)
+            if isinstance(node, ast.Lambda):
+                defines = True
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                defines = True
                 inner = node.name
                 for child in node.body:
                     stack.append((child, depth + 1, node, located, inner))
@@ -135,6 +139,8 @@ class Checker:
                 continue
             for child in ast.iter_child_nodes(node):
                 stack.append((child, depth + 1, node, located, scope))
+        # whether the script makes functions or classes (code the engine could call back into)
+        tree.gs_defines = defines
 
     def visit(self, node, parent) -> None:
         kind = type(node)
