@@ -13,6 +13,7 @@ from .autograd.node import AccumulateGrad, RemovableHandle
 from .autograd.version import VersionCounter
 
 _new = object.__new__
+_backward = None  # autograd.functional.backward, bound on first use (a circular import)
 
 
 class Tensor:
@@ -191,9 +192,11 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute gradients of this tensor with respect to the graph's leaves (see ``autograd``)."""
-        from .autograd.functional import backward
-
-        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+        global _backward
+        if _backward is None:  # imported once: an import statement per call costs ~1 us
+            from .autograd.functional import backward as _backward
+        _backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph,
+                  inputs=inputs)
 
     def backward_steps(self, gradient=None, retain_graph=None):
         """The backward pass as a generator of ``BackwardStep``s, for a debugger to step through."""

@@ -130,8 +130,8 @@ def apply_inplace(op, self, other=None, **params):
     if node is not None:
         if "r" in op.saves:
             node.ans = self._data
-            node.ans_version = (self._version, self._version.value, self._data.shape,
-                                self._data.dtype)
+            node.ans_counter = self._version
+            node.ans_version = self._version.value
         if _rebases(self):
             node = rebase_on_base(self, node, self._data)
         self.grad_fn = node

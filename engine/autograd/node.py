@@ -39,6 +39,7 @@ class Node:
         "saved",
         "saved_versions",
         "ans",
+        "ans_counter",
         "ans_version",
         "freed",
         "sequence_nr",
@@ -62,7 +63,13 @@ class Node:
             saved_versions = [t._version.value if hasattr(t, "_version") else None for t in saved]
         self.saved_versions = saved_versions
         self.ans = ans  # the output's array, when the rule reads it
-        self.ans_version = ans_version  # (counter, value, ...) of the output, when ans is saved
+        # the output's version counter and its value when saved (when ans is saved): a counter
+        # and an int rather than a tuple holding them, one object less per node for the collector
+        if ans_version is None:
+            self.ans_counter = None
+            self.ans_version = None
+        else:
+            self.ans_counter, self.ans_version = ans_version[0], ans_version[1]
         self.freed = False
         self.sequence_nr = next(_sequence)
         self.num_outputs = 1
@@ -139,9 +146,9 @@ class Node:
                     raise _modified_error(t._data.dtype, t.shape, producer, t._version.value,
                                           version)
                 arrays.append(t._data)
-        if self.ans_version is not None:
-            # (counter, value), or (counter, value, shape, dtype) as ``inplace`` writes it
-            counter, version = self.ans_version[0], self.ans_version[1]
+        counter = self.ans_counter
+        if counter is not None:
+            version = self.ans_version
             if counter.value != version:
                 ans = self.ans
                 raise _modified_error(ans.dtype, ans.shape,
@@ -169,8 +176,8 @@ class Node:
                     arrays.append(t._data)
         else:
             arrays = (None,) * len(next_functions)
-        av = self.ans_version
-        if av is not None and av[0].value != av[1]:
+        counter = self.ans_counter
+        if counter is not None and counter.value != self.ans_version:
             self.check_saved()
         params = self.params
         out = []

@@ -233,13 +233,13 @@ def _record(op, tensors, arrays, params, result, vjps=None):
                 versions[i] = t._version.value
             else:
                 saved[i] = a  # a Python scalar, or an input the op cast: a constant
-        ans = ans_version = None
+        ans = ans_counter = ans_version = None
         if "r" in saves:
             ans = result._data
-            vc = result._version
-            ans_version = (vc, vc.value)  # (counter, value): the error reads ans's shape
+            ans_counter = result._version
+            ans_version = ans_counter.value
     else:
-        ans = ans_version = None
+        ans = ans_counter = ans_version = None
     # ``Node(...)``, with its fields written here: one Python call less per op
     node = _new(Node)
     node.op = op if vjps is None else _VariadicOp(op, vjps)
@@ -247,8 +247,10 @@ def _record(op, tensors, arrays, params, result, vjps=None):
     node.next_functions = next_functions
     node.input_meta = input_meta
     node.saved = saved
-    node.saved_versions = versions
+    # a tuple of ints: the collector untracks it, so it never reaches the oldest generation
+    node.saved_versions = versions if versions is None else tuple(versions)
     node.ans = ans
+    node.ans_counter = ans_counter
     node.ans_version = ans_version
     node.freed = False
     node.sequence_nr = _next_sequence()
