@@ -38,6 +38,11 @@ def run_window(argv: list[str], *, started: float | None = None) -> int:
     from .main_window import MainWindow
 
     window = MainWindow(open_demo=args.file is None)
+    from engine.gc_policy import settle_after_imports
+
+    settle_after_imports()  # Qt's objects out of every later collection (see engine/gc_policy.py)
+    # ... and pyqtgraph's, once the panels (docked just after the first paint) have imported it.
+    QTimer.singleShot(1000, settle_after_imports)
     if args.file:
         window.open_path(args.file)
     window.show()

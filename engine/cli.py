@@ -313,6 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:  # argparse has printed the usage and the problem
         return EXIT_USAGE if e.code not in (0, None) else EXIT_OK
     out, err = sys.stdout, sys.stderr
+    from .gc_policy import settle_after_imports
+
+    settle_after_imports()  # see engine/gc_policy.py: graph building without collector overhead
     try:
         if args.command == "run":
             return _command_run(args, out, err)
