@@ -12,7 +12,6 @@ its crossing reduction from that order, which is already a good one.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable
 
 import networkx as nx
@@ -21,8 +20,9 @@ import numpy as np
 from ..autograd.node import AccumulateGrad
 from .collector import collector_paused
 from .groups import infer_groups
-from .ids import PathId, label_of, tensor_id
+from .ids import label_of, tensor_id
 from .names import NamedTensor, named_tensors
+from .walk import GradFnWalk
 
 
 def build_graph(
@@ -67,62 +67,28 @@ class _Builder:
         self.named = named
         self.by_tensor = {id(entry.tensor): entry for entry in named}
         self.steps = {id(step.node): step for step in steps}
-        self.fn_ids: dict[int, str] = {}  # id(node) -> graph id
-        self.fns: list = []  # nodes in discovery order
-        self.anonymous_leaves: dict[int, tuple[str, object]] = {}  # id(acc) -> (tensor id, leaf)
         self.named_ids = {tensor_id(entry.name) for entry in named}
 
     # -- walking -----------------------------------------------------------------------------------
     def build(self) -> nx.DiGraph:
-        roots = []
-        for entry in self.named:
-            fn = entry.tensor.grad_fn
-            if fn is not None and id(fn) not in self.fn_ids:
-                path = PathId.start(entry.name, f"grad_fn:{label_of(fn.name())}")
-                self._assign(fn, path.text)
-                roots.append((fn, path))
-        for fn, path in roots:
-            self._walk(fn, path)
+        walk = GradFnWalk(self.named, lambda fn: isinstance(fn, AccumulateGrad),
+                          lambda fn: fn.sequence_nr)
+        self.walk = walk
+        self.fn_ids = walk.fn_ids
+        self.fns = walk.fns
         return self._emit()
-
-    def _assign(self, fn, node_id: str) -> None:
-        self.fn_ids[id(fn)] = node_id
-        self.fns.append(fn)
-
-    def _walk(self, root, root_path: PathId) -> None:
-        # Breadth first, so a node shared by several paths is named by one of its shortest ones.
-        queue = deque([(root, root_path)])
-        while queue:
-            fn, path = queue.popleft()
-            for i, (nxt, _) in enumerate(fn.next_functions):
-                if nxt is None or id(nxt) in self.fn_ids:
-                    continue
-                child = path.child(f"{i}:{label_of(nxt.name())}")
-                if isinstance(nxt, AccumulateGrad):
-                    self._assign(nxt, self._accumulator_id(nxt, child))
-                else:
-                    self._assign(nxt, child.text)
-                    queue.append((nxt, child))
-
-    def _accumulator_id(self, acc, path: PathId) -> str:
-        # A named leaf's accumulator is named after the leaf, whichever path reaches it first.
-        entry = self.by_tensor.get(id(acc.variable))
-        if entry is not None:
-            return f"{tensor_id(entry.name)}/AccumulateGrad"
-        self.anonymous_leaves[id(acc)] = (f"t:{path.text}/variable", acc.variable)
-        return path.text
 
     # -- emitting ----------------------------------------------------------------------------------
     def _emit(self) -> nx.DiGraph:
         items = []  # (creation key, discovery index, node id, attributes)
         edges = []  # (source id, target id, attributes)
-        first_use = self._first_uses()
+        first_use = self.walk.first_uses()
         tie = 0
         for fn in self.fns:
             node_id = self.fn_ids[id(fn)]
             if isinstance(fn, AccumulateGrad):
                 key = first_use.get(id(fn), -1.0) - 0.5
-                leaf_id, leaf = self._leaf_of(fn)
+                leaf_id, leaf = self.walk.leaf_of(fn)
                 items.append((key, tie, node_id, self._accumulate_attrs(fn, leaf_id)))
                 if leaf_id not in self.named_ids and leaf is not None:
                     items.append((key - 0.25, tie, leaf_id, self._tensor_attrs(leaf, None, None)))
@@ -150,23 +116,6 @@ class _Builder:
         graph.add_nodes_from(nodes)
         graph.add_edges_from(edges)
         return graph
-
-    def _first_uses(self) -> dict:
-        """The creation number of the first op that used each node (for accumulators' order)."""
-        first: dict[int, float] = {}
-        for fn in self.fns:
-            for nxt, _ in fn.next_functions:
-                if nxt is not None:
-                    seq = float(fn.sequence_nr)
-                    if seq < first.get(id(nxt), float("inf")):
-                        first[id(nxt)] = seq
-        return first
-
-    def _leaf_of(self, acc):
-        entry = self.by_tensor.get(id(acc.variable))
-        if entry is not None:
-            return tensor_id(entry.name), None
-        return self.anonymous_leaves[id(acc)]
 
     def _live_accumulator(self, t):
         # The accumulator is cached behind a weak reference; only one already in a graph is drawn.
