@@ -158,13 +158,13 @@ class SessionController(QObject):
         return self._busy_jobs > 0
 
     def load_source(self, source: str, *, path: str | None = None, breakpoints=(),
-                    seed: int = 0, limits=None) -> bool:
+                    seed: int = 0, limits=None, resume=None) -> bool:
         """Replace the session with a new one for ``source``. Returns False if it was refused."""
         from engine.session import Session
 
         try:
             session = Session(source, seed=seed, limits=limits, breakpoints=tuple(breakpoints),
-                              filename=path or "<script>")
+                              filename=path or "<script>", resume=resume)
         except Exception as exc:  # noqa: BLE001 - the old session stays; the window says why
             self.load_failed.emit(path or "<script>", exc)
             return False

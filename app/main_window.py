@@ -306,7 +306,7 @@ class MainWindow(QMainWindow):
             loaded = self.controller.load_recorded(gf, path=path)
         else:
             loaded = self.controller.load_source(gf.script, path=path, breakpoints=specs,
-                                                 seed=seed)
+                                                 seed=seed, resume=getattr(gf, "state", None))
         if not loaded:
             return False
         self.graph_file = gf

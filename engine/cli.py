@@ -77,14 +77,14 @@ def _load(path: str):
         from .script import Limits
 
         limits = Limits(**graph_file.settings.limits)
-    return graph_file.script, graph_file.settings.seed, limits
+    return graph_file.script, graph_file.settings.seed, limits, graph_file.state
 
 
 def _session(path: str):
     from .session import Session
 
-    source, seed, limits = _load(path)
-    return Session(source, seed=seed, limits=limits, filename=path)
+    source, seed, limits, state = _load(path)
+    return Session(source, seed=seed, limits=limits, filename=path, resume=state)
 
 
 # -- reporting -------------------------------------------------------------------------------------
@@ -245,13 +245,16 @@ def _command_run(args, out: TextIO, err: TextIO) -> int:
     session.break_on_step("step" in wanted)
     reasons: list = []
     session.subscribe(lambda e: reasons.append(e.reason) if e.kind == "paused" else None)
+    if session.resume is not None:
+        session.step_into()  # a saved state: the first command pauses where it was restored
     if args.iterations is None:
         session.continue_()
     else:
         if args.iterations < 0:
             print("gradstep run: --iterations must be at least 0", file=err)
             return EXIT_USAGE
-        session.step_into()
+        if session.resume is None:
+            session.step_into()
         if session.status == "paused" and not session.pause_state.loop_iterations:
             session.next_iteration()  # enter the training loop first
         if session.status == "paused" and not _is_data_break(reasons):
@@ -271,7 +274,8 @@ def _command_run(args, out: TextIO, err: TextIO) -> int:
 
 def _is_data_break(reasons: list) -> bool:
     last = reasons[-1] if reasons else None
-    return bool(last) and last not in ("step", "iteration", "loop ended")
+    return (bool(last) and last not in ("step", "iteration", "loop ended")
+            and not last.startswith("resumed at iteration"))
 
 
 def _command_export(args, out: TextIO, err: TextIO) -> int:

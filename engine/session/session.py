@@ -35,7 +35,7 @@ from .counters import Counters, StatementCalls, calls_in
 from .diff import compute_diff
 from .events import Position, SessionEvent
 from .explain import explain
-from .lint import Linter
+from .lint import Linter, LintWarning
 from .state import capture, named_tensors, non_finite, visible_names
 from .timeline import BACKWARD, ERROR, STEP, WARNING, ZERO_GRAD, Timeline, TimelinePoint
 
@@ -87,6 +87,12 @@ class Session:
         Shown in error messages.
     timeline_budget : int
         Bytes the timeline's snapshots may take.
+    resume : engine.files.SavedState, optional
+        A saved state to resume at (a ``.gstep`` file's ``state``): the first command of every
+        run (restart and time travel's re-executions included) runs without stopping until the
+        outermost loop begins iteration ``resume.iteration``, writes the saved tensors and
+        optimizers into the script's names there (``engine.files.restore_state``) and pauses.
+        A script that never gets there has the state restored at its end, with a warning.
 
     Notes
     -----
@@ -105,6 +111,7 @@ class Session:
         on_event: Callable[[SessionEvent], None] | None = None,
         filename: str = "<script>",
         timeline_budget: int = 64 * 2**20,
+        resume=None,
     ) -> None:
         self.source = source
         self.seed = seed
@@ -136,6 +143,10 @@ class Session:
         self._gen = None
         self._gen_error: ScriptError | None = None  # raised while creating the interpreter
         self._rng_saved = None
+        self.resume = resume
+        self._resume_pending = False  # this run has yet to restore ``resume``
+        self._resumed_here = False  # the pause just pulled is where ``resume`` was restored
+        self._saw_loop = False  # this run has entered a loop (for the resume warning)
         self._reset_run_state()
 
     # ------------------------------------------------------------------ subscribers
@@ -371,6 +382,7 @@ class Session:
                         break
             finally:
                 self._replaying = False
+            self._resumed_here = False  # a restore on the way is part of the replayed run
             self._point_index = point_index
             self._truncate_on_next_stop = True
             self._clear_since()
@@ -502,6 +514,9 @@ class Session:
         self.losses = []
         self.error = self.explanation = self.namespace = None
         self._reset_run_state()
+        self._resume_pending = self.resume is not None
+        self._resumed_here = False
+        self._saw_loop = False
         manual_seed(self.seed)
         grad_state.enabled = True
         grad_state.anomaly = False
@@ -526,6 +541,21 @@ class Session:
             pause = self._pull()
             if pause is None:
                 return None
+            if self._resumed_here:
+                self._resumed_here = False
+                if self.data_breakpoints.nan:
+                    self._new_non_finite()  # what the saved state holds must not break later
+                self._pending_break = None
+                self._stop_at(pause, f"resumed at iteration {self.resume.iteration}")
+                return pause
+            if self._resume_pending:
+                # On the way to the saved iteration nothing stops but pause() and stop().
+                self._pending_break = None
+                if not self._replaying and self._pause_requested.is_set():
+                    self._pause_requested.clear()
+                    self._stop_at(pause, "paused")
+                    return pause
+                continue
             reason = self._break_reason(pause) or until(pause)
             if reason:
                 self._stop_at(pause, reason)
@@ -565,6 +595,11 @@ class Session:
         self._calls_cache = None
         if pause.kind == "statement":
             self._track_iteration(pause)
+            if self._resume_pending and pause.loop_iterations:
+                self._saw_loop = True
+            if self._resume_pending and self._at_resume_point(pause):
+                self._restore(pause.globals)
+                self._resumed_here = True
             if self.linter.tracking:
                 self.linter.sync(self._parameters())
         return pause
@@ -590,6 +625,27 @@ class Session:
         from .state import parameters_of
 
         return parameters_of(self._names())
+
+    # ------------------------------------------------------------------ resuming a saved state
+    def _at_resume_point(self, pause) -> bool:
+        loops = pause.loop_iterations
+        return bool(loops) and loops[0][1] >= self.resume.iteration
+
+    def _restore(self, namespace: dict, why: str | None = None) -> None:
+        """Write ``resume`` into ``namespace``; warn (with ``why``) about anything not restored."""
+        from ..files.snapshot import restore_state
+
+        self._resume_pending = False
+        self._names_cache = None
+        missing = restore_state(namespace, self.resume)
+        problems = [why] if why else []
+        if missing:
+            problems.append("the script has no tensor or optimizer of the right shape for "
+                            + ", ".join(missing) + " (left as the script made them)")
+        if problems:
+            line = self._pause.line if self._pause is not None else None
+            self._warned(self.linter._add(LintWarning(
+                "resume", line, "Saved state: " + "; ".join(problems) + ".")))
 
     def _count_calls(self, calls: StatementCalls) -> None:
         if calls.zero_grad:
@@ -807,6 +863,13 @@ class Session:
         self.status = FINISHED
         self.namespace = namespace if namespace is not None else (
             self._pause.globals if self._pause is not None else {})
+        if self._resume_pending:
+            it = self.resume.iteration
+            self._restore(self.namespace,
+                          f"the script ended before iteration {it} of its outermost loop, so "
+                          "the state was restored at the end" if self._saw_loop else
+                          f"the script has no loop to resume at iteration {it}, so the state "
+                          "was restored at the end")
         self.counters.iteration = None
         if self._outer_loop is not None:
             value = _scalar(visible_names(self.namespace, None).get("loss"))
