@@ -53,15 +53,10 @@ def _dependencies(roots) -> dict:
     return deps
 
 
-def backward_steps(
-    roots, root_grads, retain_graph: bool = False, capture=None, accumulate: bool = True
-) -> Iterator[BackwardStep]:
-    """Run the backward pass from ``roots`` (pairs of node and output_nr) one node at a time.
-
-    ``capture`` maps ``(node, output_nr)`` to a slot index: the gradient arriving there is stored in
-    ``captured[slot]`` (for ``autograd.grad``); with ``accumulate=False`` leaves' ``.grad`` is left
-    alone. Returns (as the generator's value) the list of captured gradients.
-    """
+def start_pass(roots, root_grads):
+    """What a backward pass starts from: the dependency counts, the root gradients pending at
+    their nodes, and the heap of nodes ready to run (with the heap's next tie-breaking counter).
+    Shared by the plain pass here and the create_graph pass (``higher_order.py``)."""
     deps = _dependencies([fn for fn, _ in roots])
     pending: dict = {}
     for (fn, nr), g in zip(roots, root_grads):
@@ -78,6 +73,19 @@ def backward_steps(
             ready.append((-fn.sequence_nr, counter, fn))
             counter += 1
     heapq.heapify(ready)
+    return deps, pending, ready, counter
+
+
+def backward_steps(
+    roots, root_grads, retain_graph: bool = False, capture=None, accumulate: bool = True
+) -> Iterator[BackwardStep]:
+    """Run the backward pass from ``roots`` (pairs of node and output_nr) one node at a time.
+
+    ``capture`` maps ``(node, output_nr)`` to a slot index: the gradient arriving there is stored in
+    ``captured[slot]`` (for ``autograd.grad``); with ``accumulate=False`` leaves' ``.grad`` is left
+    alone. Returns (as the generator's value) the list of captured gradients.
+    """
+    deps, pending, ready, counter = start_pass(roots, root_grads)
     captured = [None] * (len(capture) if capture else 0)
     index = 0
     prev_enabled = grad_state.enabled

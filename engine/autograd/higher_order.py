@@ -19,7 +19,7 @@ import heapq
 import numpy as np
 
 from ..events import BACKWARD_STEP, GRAD_ACCUMULATED, hub
-from .backward import BackwardStep, _check_anomaly, _dependencies
+from .backward import BackwardStep, _check_anomaly, start_pass
 from .grad_mode import state as grad_state
 from .node import AccumulateGrad
 
@@ -415,20 +415,7 @@ def apply_differentiable(node, grads):
 def backward_graph_steps(roots, root_grads, capture=None, accumulate=True):
     """As ``backward.backward_steps`` (same order, same steps), with gradients as Tensors that
     record their own graph. Nothing is freed: create_graph implies retain_graph, as in PyTorch."""
-    deps = _dependencies([fn for fn, _ in roots])
-    pending: dict = {}
-    for (fn, nr), g in zip(roots, root_grads):
-        if fn is None:
-            continue
-        buf = pending.setdefault(fn, [None] * fn.num_outputs)
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
-    ready = []
-    counter = 0
-    for fn in pending:
-        if deps.get(fn, 0) == 0:
-            ready.append((-fn.sequence_nr, counter, fn))
-            counter += 1
-    heapq.heapify(ready)
+    deps, pending, ready, counter = start_pass(roots, root_grads)
     captured = [None] * (len(capture) if capture else 0)
     index = 0
     prev_enabled = grad_state.enabled

@@ -6,7 +6,6 @@ import numpy as np
 
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.node import Node, _sequence
-from ..autograd.version import VersionCounter
 from ..dtypes import DEFAULT_FLOAT, result_type
 from ..events import OP_RECORDED, hub
 from .table import OPS, Op, variadic_rules
@@ -85,20 +84,7 @@ def apply(op: Op, *args, **params):
         raise _shape_error(e, arrays) from None
     if out.__class__ is not np.ndarray:
         out = np.asarray(out)
-    # ``Tensor._wrap(out)``, inlined
-    result = _new(Tensor)
-    result._data = out
-    result._requires_grad = False
-    result.grad_fn = None
-    result._grad = None
-    result._version = vc = _new(VersionCounter)
-    vc.value = 0
-    result._base = None
-    result._output_nr = 0
-    result._retains_grad = False
-    result._hooks = None
-    result._accumulator = None
-    result._is_param = False
+    result = Tensor._wrap(out)  # one constructor: a new slot is added in one place
     if op.view:
         base = tensors[0]
         result._base = base if base._base is None else base._base
