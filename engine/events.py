@@ -6,8 +6,9 @@ cost is one attribute read per event site. Listeners are plain callables ``fn(ev
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 # The kinds of event the engine emits.
 OP_RECORDED = "op_recorded"  # payload: node, output tensor
@@ -46,6 +47,18 @@ class EventHub:
             self.active = bool(self._listeners)
 
         return unsubscribe
+
+    @contextlib.contextmanager
+    def muted(self) -> Iterator[None]:
+        """Emit nothing inside: the palette's dry runs of an op must not reach the panels.
+
+        Not thread-safe: use it only while no script runs (the builder is disabled then).
+        """
+        self.active = False
+        try:
+            yield
+        finally:
+            self.active = bool(self._listeners)
 
     def emit(self, kind: str, **payload: Any) -> None:
         event = Event(kind, payload)
