@@ -147,6 +147,7 @@ class Session:
         self._resume_pending = False  # this run has yet to restore ``resume``
         self._resumed_here = False  # the pause just pulled is where ``resume`` was restored
         self._saw_loop = False  # this run has entered a loop (for the resume warning)
+        self._past_breakpoints = False  # run_to_end is running: no breakpoint stops it
         self._reset_run_state()
 
     # ------------------------------------------------------------------ subscribers
@@ -277,6 +278,19 @@ class Session:
         """Run to the next breakpoint or the end."""
         with self._command("continue"):
             return self._drive(lambda p: None)
+
+    def run_to_end(self):
+        """Run to the end past every breakpoint: ``pause()`` and ``stop()`` still end it early.
+
+        The builder re-runs the script this way after writing a line, so the new line's result
+        is in the graph at once, whatever breakpoints the user has set above it.
+        """
+        with self._command("run_to_end"):
+            self._past_breakpoints = True
+            try:
+                return self._drive(lambda p: None)
+            finally:
+                self._past_breakpoints = False
 
     def step_into(self):
         """Go to the next pause of any kind: into called functions, and node by node into the
@@ -764,6 +778,8 @@ class Session:
         if self._pause_requested.is_set():
             self._pause_requested.clear()
             return "paused"
+        if self._past_breakpoints:
+            return None
         breaks = self.data_breakpoints
         reasons = []
         if self._pending_break is not None:

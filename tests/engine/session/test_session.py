@@ -120,6 +120,30 @@ def test_line_breakpoint_stops_on_each_pass():
     assert _lines(s, "continue_", 4) == [6, 6, 6, "finished"]
 
 
+def test_run_to_end_passes_line_and_data_breakpoints_then_they_stop_again():
+    s = Session(SGD_LOOP, breakpoints=[6])
+    s.break_on_step(True)
+    s.break_on_nan(True)
+    s.run_to_end()
+    assert s.status == "finished"
+    assert s.counters.step == 3  # every iteration ran
+    s.restart()
+    s.continue_()  # the same breakpoints still stop an ordinary run
+    assert s.status == "paused" and s.position.line == 6
+
+
+def test_run_to_end_from_a_pause_keeps_the_values_of_a_plain_run():
+    plain = Session(SGD_LOOP)
+    plain.continue_()
+    s = Session(SGD_LOOP, breakpoints=[7])
+    s.continue_()
+    assert s.position.line == 7
+    s.run_to_end()
+    assert s.status == "finished"
+    np.testing.assert_array_equal(s.namespace["w"].detach().numpy(),
+                                  plain.namespace["w"].detach().numpy())
+
+
 def test_conditional_breakpoint_evaluates_against_the_paused_frame():
     s = Session(FUNCTION_AND_LOOP)
     s.set_breakpoint(6, "i == 2 and total > 1")

@@ -1,0 +1,218 @@
+"""The ops the palette offers, grouped as PyTorch's documentation groups them.
+
+Each row says how a PyTorch user spells the op (``template``, over ``{a}``, ``{b}``, ``{torch}``,
+``{F}`` and the params) and how to run the same call on engine tensors (``run``, used by the dry
+run in ``check.py``: the op is called, never ``eval``'d from text). Params render as
+``{name}`` (the value as Python source; a shape as ``2, 3``), ``{kw}`` (the optional params that
+were given, ``dim=0, keepdim=True``) and ``{_kw}`` (the same after a comma, or nothing).
+Only ops the engine implements are listed; catalog order is display order.
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import engine as _torch
+from engine.nn import functional as _F
+
+GROUPS = ("Arithmetic", "Pointwise", "Reductions", "Matrix", "Shape", "Activations", "Losses")
+
+PARAM_KINDS = ("int", "float", "dims", "shape", "bool", "choice")
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of an op. ``optional`` ones are left out of the code when not given."""
+
+    name: str
+    kind: str  # one of PARAM_KINDS
+    default: Any = None
+    optional: bool = False
+    choices: tuple = ()
+    label: str = ""
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    id: str
+    title: str
+    group: str
+    arity: int  # tensor operands: 1 or 2
+    scalar_ok: bool  # a Python number may stand for an operand (at least one stays a tensor)
+    template: str
+    stem: str  # the suggested name of the result
+    params: tuple = ()
+    keywords: tuple = ()
+    doc: str = ""
+    run: Callable | None = None  # run(a, b, **params) on engine tensors (b None when arity 1)
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+def _dim(optional=False, default=None, help="the dimension to reduce") -> Param:
+    return Param("dim", "int", default, optional, (), "dim", help)
+
+
+_KEEPDIM = Param("keepdim", "bool", False, True, (), "keepdim", "keep the reduced dimension as size 1")
+_REDUCTION = Param("reduction", "choice", "mean", True, ("mean", "sum", "none"), "reduction",
+                   "how the per-element losses combine")
+
+
+def _binary(id, title, symbol, fn, keywords, doc):
+    return OpSpec(id, title, "Arithmetic", 2, True, f"{{a}} {symbol} {{b}}", "y",
+                  keywords=keywords, doc=doc, run=lambda a, b: fn(a, b))
+
+
+def _pointwise(id, doc, keywords=(), stem="y"):
+    fn = getattr(_torch, id)
+    return OpSpec(id, id, "Pointwise", 1, False, f"{{torch}}.{id}({{a}})", stem,
+                  keywords=keywords, doc=doc, run=lambda a, b: fn(a))
+
+
+def _reduction(id, stem, doc, keywords=()):
+    return OpSpec(id, id, "Reductions", 1, False, f"{{a}}.{id}({{kw}})", stem,
+                  params=(_dim(optional=True), _KEEPDIM), keywords=keywords, doc=doc,
+                  run=lambda a, b, **p: getattr(a, id)(**p))
+
+
+def _loss(id, doc, keywords=()):
+    fn = getattr(_F, id)
+    return OpSpec(id, f"F.{id}", "Losses", 2, False, f"{{F}}.{id}({{a}}, {{b}}{{_kw}})", "loss",
+                  params=(_REDUCTION,), keywords=("loss",) + keywords, doc=doc,
+                  run=lambda a, b, **p: fn(a, b, **p))
+
+
+CATALOG: tuple[OpSpec, ...] = (
+    # -- Arithmetic ---------------------------------------------------------------------------
+    _binary("add", "add  a + b", "+", operator.add, ("plus", "sum", "+"), "Elementwise sum, broadcasting."),
+    _binary("sub", "subtract  a - b", "-", operator.sub, ("minus", "difference", "-"),
+            "Elementwise difference, broadcasting."),
+    _binary("mul", "multiply  a * b", "*", operator.mul, ("times", "product", "hadamard", "*"),
+            "Elementwise product, broadcasting (not a matrix product: see matmul)."),
+    _binary("div", "divide  a / b", "/", operator.truediv, ("divide", "quotient", "/"),
+            "Elementwise true division; integers give a float result."),
+    _binary("pow", "power  a ** b", "**", operator.pow, ("power", "exponent", "**", "square"),
+            "Elementwise power."),
+    OpSpec("neg", "negate  -a", "Arithmetic", 1, False, "-{a}", "y", keywords=("negative", "minus"),
+           doc="Elementwise negation.", run=lambda a, b: -a),
+    # -- Pointwise ----------------------------------------------------------------------------
+    _pointwise("exp", "e to the power of each element.", ("exponential",)),
+    _pointwise("log", "Natural logarithm of each element.", ("ln", "logarithm")),
+    _pointwise("sqrt", "Square root of each element.", ("root",)),
+    _pointwise("abs", "Absolute value of each element.", ("absolute", "magnitude")),
+    _pointwise("sin", "Sine of each element.", ("trigonometric",)),
+    _pointwise("cos", "Cosine of each element.", ("trigonometric",)),
+    _pointwise("reciprocal", "1 / each element.", ("inverse", "1/x")),
+    _pointwise("square", "Each element squared.", ("power", "**2")),
+    OpSpec("clamp", "clamp", "Pointwise", 1, False, "{torch}.clamp({a}{_kw})", "y",
+           params=(Param("min", "float", None, True, (), "min", "lower bound"),
+                   Param("max", "float", None, True, (), "max", "upper bound")),
+           keywords=("clip", "bound", "limit"), doc="Limit each element to [min, max].",
+           run=lambda a, b, **p: _torch.clamp(a, **p)),
+    # -- Reductions ---------------------------------------------------------------------------
+    _reduction("sum", "s", "Sum of all elements, or along dim.", ("total", "add up")),
+    _reduction("mean", "m", "Mean of all elements, or along dim (floating tensors only).", ("average", "avg")),
+    OpSpec("max", "max", "Reductions", 1, False, "{a}.max()", "mx", keywords=("maximum", "largest"),
+           doc="The largest element.", run=lambda a, b: a.max()),
+    OpSpec("min", "min", "Reductions", 1, False, "{a}.min()", "mn", keywords=("minimum", "smallest"),
+           doc="The smallest element.", run=lambda a, b: a.min()),
+    OpSpec("norm", "norm", "Reductions", 1, False, "{a}.norm()", "n", keywords=("length", "l2", "magnitude"),
+           doc="The 2-norm of all elements.", run=lambda a, b: a.norm()),
+    # -- Matrix -------------------------------------------------------------------------------
+    OpSpec("matmul", "matmul  a @ b", "Matrix", 2, False, "{a} @ {b}", "h",
+           keywords=("matrix multiply", "product", "@", "dot"),
+           doc="Matrix product with broadcasting of batch dimensions.", run=lambda a, b: a @ b),
+    OpSpec("mm", "mm", "Matrix", 2, False, "{torch}.mm({a}, {b})", "h", keywords=("matrix multiply",),
+           doc="Product of two 2-D matrices.", run=lambda a, b: _torch.mm(a, b)),
+    OpSpec("mv", "mv", "Matrix", 2, False, "{torch}.mv({a}, {b})", "h", keywords=("matrix vector",),
+           doc="Product of a 2-D matrix and a 1-D vector.", run=lambda a, b: _torch.mv(a, b)),
+    OpSpec("dot", "dot", "Matrix", 2, False, "{torch}.dot({a}, {b})", "d", keywords=("inner product",),
+           doc="Inner product of two 1-D vectors.", run=lambda a, b: _torch.dot(a, b)),
+    OpSpec("t", "transpose  a.t()", "Matrix", 1, False, "{a}.t()", "at", keywords=("transpose",),
+           doc="Transpose of a tensor of at most 2 dimensions.", run=lambda a, b: a.t()),
+    # -- Shape --------------------------------------------------------------------------------
+    OpSpec("reshape", "reshape", "Shape", 1, False, "{a}.reshape({shape})", "r",
+           params=(Param("shape", "shape", (-1,), False, (), "shape", "the new shape; -1 is inferred"),),
+           keywords=("resize",), doc="Same elements in a new shape (copies when it must).",
+           run=lambda a, b, shape: a.reshape(*shape)),
+    OpSpec("view", "view", "Shape", 1, False, "{a}.view({shape})", "v",
+           params=(Param("shape", "shape", (-1,), False, (), "shape", "the new shape; -1 is inferred"),),
+           keywords=("resize",), doc="Same memory seen in a new shape (never copies).",
+           run=lambda a, b, shape: a.view(*shape)),
+    OpSpec("transpose", "transpose", "Shape", 1, False, "{a}.transpose({dim0}, {dim1})", "at",
+           params=(Param("dim0", "int", 0, False, (), "dim0", "first dimension to swap"),
+                   Param("dim1", "int", 1, False, (), "dim1", "second dimension to swap")),
+           keywords=("swap", "swapaxes"), doc="Swap two dimensions.",
+           run=lambda a, b, dim0, dim1: a.transpose(dim0, dim1)),
+    OpSpec("permute", "permute", "Shape", 1, False, "{a}.permute({dims})", "pm",
+           params=(Param("dims", "dims", None, False, (), "dims", "the new order of the dimensions"),),
+           keywords=("reorder", "axes"), doc="Reorder the dimensions.",
+           run=lambda a, b, dims: a.permute(*dims)),
+    OpSpec("squeeze", "squeeze", "Shape", 1, False, "{a}.squeeze({kw})", "sq",
+           params=(_dim(optional=True, help="the size-1 dimension to drop (all when not given)"),),
+           keywords=("drop dimension",), doc="Drop dimensions of size 1.",
+           run=lambda a, b, **p: a.squeeze(**p)),
+    OpSpec("unsqueeze", "unsqueeze", "Shape", 1, False, "{a}.unsqueeze({dim})", "u",
+           params=(_dim(default=0, help="where the new size-1 dimension goes"),),
+           keywords=("add dimension", "expand dims"), doc="Insert a dimension of size 1.",
+           run=lambda a, b, dim: a.unsqueeze(dim)),
+    OpSpec("flatten", "flatten", "Shape", 1, False, "{a}.flatten()", "fl", keywords=("ravel",),
+           doc="All elements in one dimension.", run=lambda a, b: a.flatten()),
+    OpSpec("cat", "cat", "Shape", 2, False, "{torch}.cat([{a}, {b}], dim={dim})", "c",
+           params=(_dim(default=0, help="the dimension to join along"),),
+           keywords=("concatenate", "join", "append"), doc="Join two tensors along an existing dimension.",
+           run=lambda a, b, dim: _torch.cat([a, b], dim=dim)),
+    OpSpec("stack", "stack", "Shape", 2, False, "{torch}.stack([{a}, {b}], dim={dim})", "st",
+           params=(_dim(default=0, help="where the new dimension goes"),),
+           keywords=("join",), doc="Join two same-shaped tensors along a new dimension.",
+           run=lambda a, b, dim: _torch.stack([a, b], dim=dim)),
+    OpSpec("clone", "clone", "Shape", 1, False, "{a}.clone()", "c", keywords=("copy",),
+           doc="A copy that stays in the graph.", run=lambda a, b: a.clone()),
+    # -- Activations --------------------------------------------------------------------------
+    OpSpec("relu", "F.relu", "Activations", 1, False, "{F}.relu({a})", "h", keywords=("rectifier",),
+           doc="max(0, x) elementwise.", run=lambda a, b: _F.relu(a)),
+    OpSpec("sigmoid", "sigmoid", "Activations", 1, False, "{torch}.sigmoid({a})", "p",
+           keywords=("logistic",), doc="1 / (1 + exp(-x)) elementwise.", run=lambda a, b: _torch.sigmoid(a)),
+    OpSpec("tanh", "tanh", "Activations", 1, False, "{torch}.tanh({a})", "h", keywords=("hyperbolic",),
+           doc="Hyperbolic tangent elementwise.", run=lambda a, b: _torch.tanh(a)),
+    OpSpec("softmax", "F.softmax", "Activations", 1, False, "{F}.softmax({a}, dim={dim})", "p",
+           params=(_dim(default=-1, help="the dimension that sums to 1"),), keywords=("probabilities",),
+           doc="exp(x) / sum(exp(x)) along dim.", run=lambda a, b, dim: _F.softmax(a, dim=dim)),
+    OpSpec("log_softmax", "F.log_softmax", "Activations", 1, False, "{F}.log_softmax({a}, dim={dim})",
+           "logp", params=(_dim(default=-1, help="the dimension to normalise"),),
+           keywords=("log probabilities",), doc="log(softmax(x)) along dim, computed stably.",
+           run=lambda a, b, dim: _F.log_softmax(a, dim=dim)),
+    # -- Losses -------------------------------------------------------------------------------
+    _loss("mse_loss", "Mean squared error between input a and target b.", ("squared error", "l2")),
+    _loss("l1_loss", "Mean absolute error between input a and target b.", ("absolute error",)),
+    _loss("cross_entropy", "Cross entropy of logits a (N, C) against class indices or probabilities b.",
+          ("classification", "softmax")),
+    _loss("nll_loss", "Negative log likelihood of log-probabilities a against class indices b.",
+          ("negative log likelihood",)),
+    _loss("binary_cross_entropy", "Binary cross entropy of probabilities a against targets b in [0, 1].",
+          ("bce",)),
+    _loss("binary_cross_entropy_with_logits", "Binary cross entropy of logits a against targets b.",
+          ("bce", "logits")),
+)
+
+BY_ID: dict[str, OpSpec] = {op.id: op for op in CATALOG}
+
+
+def search(query: str) -> list[OpSpec]:
+    """The ops whose title, id, keywords or group contain every word of ``query``, in catalog order."""
+    words = query.lower().split()
+    if not words:
+        return list(CATALOG)
+    found = []
+    for op in CATALOG:
+        haystack = " ".join((op.title, op.id, op.group, *op.keywords)).lower()
+        if all(w in haystack for w in words):
+            found.append(op)
+    return found
