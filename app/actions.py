@@ -43,6 +43,16 @@ ACTIONS: tuple[ActionSpec, ...] = (
     A("edit.redo", "&Redo", "Ctrl+Shift+Z", "", "redo", "Edit"),
     A("edit.find_node", "&Find Tensor in Graph…", "Ctrl+F", "search", "focus_graph_search",
       "Edit"),
+    A("build.new_tensor", "New &Tensor…", "Ctrl+T", "", "build_new_tensor", "Build",
+      tip="Write a line that creates a tensor: values or shape, dtype, requires_grad"),
+    A("build.apply_op", "&Apply an Op…", "Ctrl+K", "", "build_apply_op", "Build",
+      tip="Pick an op for the selected tensors from the palette"),
+    A("build.add_optimizer", "Add an &Optimizer…", "", "", "build_add_optimizer", "Build",
+      tip="Write the line that makes an optimizer for chosen parameters"),
+    A("build.training_loop", "Wrap in a Training &Loop…", "", "", "build_training_loop", "Build",
+      tip="Move the forward pass into a loop: zero_grad, forward, backward, step"),
+    A("build.rerun_on_edit", "&Re-run After Every Edit", "", "", "build_rerun_on_edit", "Build",
+      checkable=True, tip="Run the script to its end after each edit you type, too"),
     A("debug.continue", "&Continue", "F5", "continue", "debug_continue", "Debug", True,
       tip="Run to the next breakpoint or the end"),
     A("debug.step_over", "Step &Over", "F10", "step_over", "debug_step_over", "Debug", True,
@@ -54,6 +64,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     A("debug.next_iteration", "Next &Iteration", "Ctrl+F10", "next_iteration",
       "debug_next_iteration", "Debug", True, tip="Run to the next pass of the enclosing loop"),
     A("debug.run_to_line", "Run to &Cursor", "Ctrl+F8", "", "debug_run_to_cursor", "Debug"),
+    A("debug.run_to_end", "Run to &End", "Ctrl+F5", "", "debug_run_to_end", "Debug",
+      tip="Run to the end of the script, past every breakpoint"),
     A("debug.pause", "&Pause", "F6", "pause", "debug_pause", "Debug"),
     A("debug.stop", "&Stop", "Shift+F5", "stop", "debug_stop", "Debug", True,
       tip="Stop the script, even in the middle of a long loop"),
@@ -82,7 +94,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
 )
 del A
 
-MENUS = ("File", "Edit", "Debug", "View", "Help")
+MENUS = ("File", "Edit", "Build", "Debug", "View", "Help")
 
 ACTIONS_BY_ID = {spec.id: spec for spec in ACTIONS}
 

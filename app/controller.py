@@ -51,6 +51,7 @@ class SessionSnapshot:
     position: Any = None
     counters: Any = None
     timeline: Any = None
+    workspace: Any = None  # engine.build.Workspace: the names the builder offers (None: no build)
     path: str | None = None
     version: int = 0  # grows with each published snapshot: cheap "did anything change?"
 
@@ -224,6 +225,10 @@ class SessionController(QObject):
     def restart(self) -> None:
         self._command("restart")
 
+    def run_to_end(self) -> None:
+        """Run to the end past every breakpoint (the builder's re-run after writing a line)."""
+        self._command("run_to_end")
+
     def next_iteration(self) -> None:
         self._command("next_iteration")
 
@@ -337,6 +342,7 @@ class SessionController(QObject):
                 snap.layout = view_state["layout"]
                 snap.counters = view_state["counters"]
                 snap.timeline = view_state["timeline"]
+                snap.workspace = view_state["workspace"]
                 self._schedule_flush()
         if self._busy_jobs == 0:
             self.busy_changed.emit(False)
@@ -394,13 +400,19 @@ def _build_view_state(session, previous: dict | None) -> dict | None:
     from engine.graph import build_graph, layout
 
     same = previous is not None and previous["session"] is session
+    workspace = None
     if getattr(session, "is_recording_replay", False):
         # A recording is not re-run: its player gives the graph as it stood at the replay step.
         graph = session.graph(previous["graph"] if same else None)
     else:
-        graph = build_graph(session.visible_names(), session.last_backward_steps,
+        from engine.build.workspace import describe
+
+        names = session.visible_names()
+        graph = build_graph(names, session.last_backward_steps,
                             previous=previous["graph"] if same else None)
+        workspace = describe(names, session.source)
     return {
+        "workspace": workspace,
         "session": session,
         "graph": graph,
         "layout": layout(graph, previous["layout"] if same else None),

@@ -108,6 +108,36 @@ class CodeEditor(QPlainTextEdit):
         self.document().setModified(False)
         self._refresh_selections()
 
+    def replace_text(self, text: str, *, cursor_line: int | None = None) -> None:
+        """Make the text ``text`` as one undoable edit (the builder's gestures).
+
+        Only the part that differs is replaced, so the cursor, the scroll position and the
+        breakpoints of untouched lines stay put, and Ctrl+Z takes the whole gesture back.
+        """
+        old = self.toPlainText()
+        if old == text:
+            return
+        start = 0
+        limit = min(len(old), len(text))
+        while start < limit and old[start] == text[start]:
+            start += 1
+        end_old, end_new = len(old), len(text)
+        while end_old > start and end_new > start and old[end_old - 1] == text[end_new - 1]:
+            end_old -= 1
+            end_new -= 1
+        cursor = QTextCursor(self.document())
+        cursor.beginEditBlock()
+        cursor.setPosition(start)
+        cursor.setPosition(end_old, QTextCursor.MoveMode.KeepAnchor)
+        cursor.insertText(text[start:end_new])
+        cursor.endEditBlock()
+        if cursor_line is not None:
+            # Show the new line without taking the focus from the graph or the palette.
+            block = self.document().findBlockByNumber(max(0, cursor_line - 1))
+            if block.isValid():
+                self.setTextCursor(QTextCursor(block))
+                self.ensureCursorVisible()
+
     def set_breakpoints(self, lines, conditions=None) -> None:
         self.breakpoints = set(int(n) for n in lines)
         self.conditions = {int(k): v for k, v in (conditions or {}).items() if v}

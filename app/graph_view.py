@@ -9,7 +9,7 @@ changed are updated; otherwise the scene is rebuilt.
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEvent, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtCore import QLineF
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPicture, QTransform
 from PySide6.QtWidgets import (
@@ -77,6 +77,7 @@ class GraphCanvas(QGraphicsView):
     viewport_changed = Signal()
     zoom_changed = Signal(float)
     node_double_clicked = Signal(str)
+    context_menu_requested = Signal(str, QPoint)  # node id ("" on the background), global pos
 
     def __init__(self, scene: QGraphicsScene, parent: QWidget | None = None) -> None:
         super().__init__(scene, parent)
@@ -178,6 +179,18 @@ class GraphCanvas(QGraphicsView):
             event.accept()
             return
         super().mouseDoubleClickEvent(event)
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802 - Qt override
+        item = self.itemAt(event.pos())
+        node_id = getattr(item, "node_id", None) or ""
+        if item is not None and node_id and not item.isSelected():
+            # Right-clicking a node acts on it: it becomes the selection (Ctrl keeps the rest,
+            # so a binary op can be picked for two tensors from the menu).
+            if not event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+                self.scene().clearSelection()
+            item.setSelected(True)
+        self.context_menu_requested.emit(node_id, event.globalPos())
+        event.accept()
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
         if event.buttons() & Qt.MouseButton.LeftButton:
@@ -369,6 +382,7 @@ class GraphView(QWidget):
     ``fold_toggled(group, folded)``."""
 
     node_selected = Signal(str)
+    selection_changed = Signal(list)  # every selected node id, in the order they were picked
     fold_toggled = Signal(str, bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -397,6 +411,7 @@ class GraphView(QWidget):
         self._layout = None  # the layout the items were placed by
         self._search_hits: list[str] = []
         self._search_index = -1
+        self._picked: list[str] = []  # selected node ids in the order the user picked them
 
         self.search = QLineEdit(self)
         self.search.setObjectName("graphSearch")
@@ -521,6 +536,7 @@ class GraphView(QWidget):
         return folded, compute_layout(folded)
 
     def _clear(self) -> None:
+        self._picked = []
         self.scene.clearSelection()
         self.scene.clear()
         self.nodes.clear()
@@ -614,7 +630,7 @@ class GraphView(QWidget):
             self.canvas.viewport().update()
 
     def _rebuild(self, graph, positions, bends) -> None:
-        selected = self.selected_id()
+        picked = self.selected_ids()
         self.scene.blockSignals(True)
         self._clear()
         colours = self.colours
@@ -643,9 +659,15 @@ class GraphView(QWidget):
         else:
             self.bounds = QRectF()
         self.scene.setSceneRect(self.bounds.adjusted(-400, -300, 400, 300))
-        if selected in nodes:
-            nodes[selected].setSelected(True)
+        # The selection outlives a rebuild (a re-run after the builder wrote a line): the
+        # same ids, in the same order, minus those that are gone.
+        kept = [node_id for node_id in picked if node_id in nodes]
+        for node_id in kept:
+            nodes[node_id].setSelected(True)
         self.scene.blockSignals(False)
+        self._picked = kept
+        if kept != picked:
+            self.selection_changed.emit(list(kept))
 
     def _update_items(self, graph) -> None:
         changed = graph.graph.get("changed")
@@ -715,8 +737,25 @@ class GraphView(QWidget):
 
     # ---------------------------------------------------------------------------- selection
     def selected_id(self) -> str:
-        items = [i for i in self.scene.selectedItems() if isinstance(i, NodeItem)]
-        return items[0].node_id if items else ""
+        picked = self.selected_ids()
+        return picked[0] if picked else ""
+
+    def selected_ids(self) -> list[str]:
+        """The selected nodes in the order they were picked (a @ b: a first)."""
+        return list(self._picked)
+
+    def select_many(self, node_ids, *, center: bool = False) -> list[str]:
+        """Select exactly ``node_ids`` (those drawn), in that order; returns the ones selected."""
+        items = [self.nodes[i] for i in node_ids if i in self.nodes]
+        self.scene.blockSignals(True)
+        self.scene.clearSelection()
+        for item in items:
+            item.setSelected(True)
+        self.scene.blockSignals(False)
+        self._selection_changed()
+        if center and items:
+            self.canvas.centerOn(items[0])
+        return [item.node_id for item in items]
 
     def select(self, node_id: str, *, center: bool = True) -> bool:
         item = self.nodes.get(node_id)
@@ -729,7 +768,15 @@ class GraphView(QWidget):
         return True
 
     def _selection_changed(self) -> None:
+        now = {i.node_id for i in self.scene.selectedItems() if isinstance(i, NodeItem)}
+        order = [node_id for node_id in self._picked if node_id in now]
+        order += sorted(now.difference(order), key=lambda n: self.nodes[n].zValue()
+                        if n in self.nodes else 0)
+        changed = order != self._picked
+        self._picked = order
         self.node_selected.emit(self.selected_id())
+        if changed:
+            self.selection_changed.emit(list(order))
 
     # ------------------------------------------------------------------------------- search
     def _search_changed(self, text: str) -> None:

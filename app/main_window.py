@@ -65,6 +65,9 @@ class MainWindow(QMainWindow):
         self.note_banner.hide()
 
         self.setCentralWidget(self.graph_view)
+        # The left column (the code and the Build palette that writes it) runs the window's full
+        # height; the console spans the graph and the panels beside it.
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.docks: dict[str, QDockWidget] = {}
         editor_host = QWidget(self)
         editor_layout = QVBoxLayout(editor_host)
@@ -77,6 +80,9 @@ class MainWindow(QMainWindow):
         self._dock("console", "Console", self.console, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.panels: dict[str, QWidget] = {}
 
+        from .builder_host import BuilderHost
+
+        self.builder = BuilderHost(self)
         self.actions_by_id = build_actions(self)
         self._build_menus()
         self._build_toolbar()
@@ -121,6 +127,7 @@ class MainWindow(QMainWindow):
         """
         if self.panels or self._shut_down:
             return
+        self.builder.ensure_panel()
         from .panels.buffers import GradientBufferPanel
         from .panels.optimizer import OptimizerPanel
         from .panels.predict import PredictPanel
@@ -167,7 +174,8 @@ class MainWindow(QMainWindow):
                 menus["File"].addMenu(self.recent_menu)
                 menus["File"].addSeparator()
             if spec.id in ("debug.toggle_breakpoint", "debug.stop", "view.dark_theme",
-                           "edit.find_node", "debug.break_on_nan"):
+                           "edit.find_node", "debug.break_on_nan", "build.add_optimizer",
+                           "build.rerun_on_edit"):
                 menus[spec.menu].addSeparator()
             menus[spec.menu].addAction(self.actions_by_id[spec.id])
             if spec.scope == "graph":
@@ -188,6 +196,7 @@ class MainWindow(QMainWindow):
             self.actions_by_id[f"view.focus_{key}"] = jump
 
     _DEFAULT_AREAS = {"editor": Qt.DockWidgetArea.LeftDockWidgetArea,
+                      "build": Qt.DockWidgetArea.LeftDockWidgetArea,
                       "inspector": Qt.DockWidgetArea.RightDockWidgetArea,
                       "console": Qt.DockWidgetArea.BottomDockWidgetArea,
                       "buffers": Qt.DockWidgetArea.RightDockWidgetArea,
@@ -203,6 +212,9 @@ class MainWindow(QMainWindow):
             self.addDockWidget(self._DEFAULT_AREAS.get(key, Qt.DockWidgetArea.RightDockWidgetArea),
                                dock)
             dock.show()
+        if "build" in self.docks:  # the palette sits under the code it writes
+            self.splitDockWidget(self.docks["editor"], self.docks["build"],
+                                 Qt.Orientation.Vertical)
         self._tabify_panels()
         self._size_docks()
 
@@ -212,6 +224,9 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["editor"], self.docks["inspector"]],
                          [int(width * 0.3), int(width * 0.27)], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["console"]], [int(height * 0.24)], Qt.Orientation.Vertical)
+        if "build" in self.docks:
+            self.resizeDocks([self.docks["editor"], self.docks["build"]],
+                             [int(height * 0.5), int(height * 0.5)], Qt.Orientation.Vertical)
 
     def _tabify_panels(self) -> None:
         d = self.docks
@@ -257,6 +272,7 @@ class MainWindow(QMainWindow):
         self.editor.document().modificationChanged.connect(lambda _m: self._update_title())
         self.editor.textChanged.connect(self._autosave_timer.start)
         self.graph_view.node_selected.connect(self._node_selected)
+        self.graph_view.canvas.context_menu_requested.connect(self.builder.context_menu)
         self.console.line_activated.connect(lambda line: self.editor.go_to_line(line))
 
     # ------------------------------------------------------------------------------ files
@@ -485,6 +501,22 @@ class MainWindow(QMainWindow):
     def redo(self) -> None:
         self.editor.redo()
 
+    # Building by pointing (app/builder_host.py): every gesture writes its line.
+    def build_new_tensor(self) -> None:
+        self.builder.new_tensor()
+
+    def build_apply_op(self) -> None:
+        self.builder.show_palette()
+
+    def build_add_optimizer(self) -> None:
+        self.builder.add_optimizer()
+
+    def build_training_loop(self) -> None:
+        self.builder.training_loop()
+
+    def build_rerun_on_edit(self, on: bool) -> None:
+        self.builder.rerun_on_edit = on
+
     def focus_graph_search(self) -> None:
         self.graph_view.search.setFocus()
         self.graph_view.search.selectAll()
@@ -507,6 +539,9 @@ class MainWindow(QMainWindow):
     def debug_run_to_cursor(self) -> None:
         line = self.editor.cursor_line()
         self._run_command(lambda: self.controller.run_to_line(line))
+
+    def debug_run_to_end(self) -> None:
+        self._run_command(self.controller.run_to_end)
 
     def debug_pause(self) -> None:
         self.controller.pause()
@@ -611,11 +646,13 @@ class MainWindow(QMainWindow):
     def _source_changed(self) -> bool:
         return self.editor.toPlainText() != self.controller.source
 
-    def _reload_editor_text(self) -> bool:
+    def _reload_editor_text(self, *, announce: bool = True) -> bool:
         """The user edited the script: the next command runs the new text from the top."""
         seed = getattr(getattr(self.graph_file, "settings", None), "seed", 0)
         self.editor.set_errors([])
-        self.console.add("info", "— the script changed: starting over with the editor's text —")
+        if announce:
+            self.console.add("info",
+                             "— the script changed: starting over with the editor's text —")
         specs = [(line, self.editor.conditions.get(line))
                  for line in sorted(self.editor.breakpoints)]
         return self.controller.load_source(self.editor.toPlainText(), path=self.path,
@@ -672,6 +709,7 @@ class MainWindow(QMainWindow):
         if self.recorded is not None and (graph is None or graph.number_of_nodes() == 0):
             # A recorded file shows its recorded graph until its script builds one.
             self.status.show_snapshot(snapshot)
+            self.builder.refresh()
             self._update_actions()
             return
         if graph is not None and position is not None and position.backward_step:
@@ -681,6 +719,7 @@ class MainWindow(QMainWindow):
             self.inspector.show_node(self.graph_view.shown_graph, self.inspector.node_id)
         if position is not None:
             self._show_note(position.line)
+        self.builder.refresh()
         self._update_actions()
 
     def _on_events(self, events) -> None:
@@ -756,6 +795,11 @@ class MainWindow(QMainWindow):
             a[key].setEnabled(not busy)
         a["debug.stop"].setEnabled(busy or status == ctl.PAUSED)
         a["debug.pause"].setEnabled(busy)
+        a["debug.run_to_end"].setEnabled(not busy)
+        can_build = self.builder.blocked_reason() is None
+        for key in ("build.new_tensor", "build.apply_op", "build.add_optimizer",
+                    "build.training_loop"):
+            a[key].setEnabled(can_build)
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.title}[*] — gradstep")

@@ -37,6 +37,7 @@ from .ops.api import (
     transpose, true_divide, unsqueeze, where,
 )
 from .ops.api import amin, fix, fmod, square, trunc
+from .ops.api import cumsum, expm1, log1p, prod, std, var
 from .tensor import Size, Tensor, device
 from .tensor_format import set_printoptions
 

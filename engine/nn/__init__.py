@@ -2,7 +2,9 @@
 engine's tensors. ``functional``, ``init`` and ``utils`` are submodules as in PyTorch."""
 
 from . import functional, init, utils
-from .activation import LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import (
+    ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh,
+)
 from .container import ModuleList, Sequential
 from .flatten import Flatten
 from .linear import Identity, Linear
@@ -11,7 +13,8 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = [
-    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "Flatten", "Identity", "L1Loss",
-    "Linear", "LogSoftmax", "MSELoss", "Module", "ModuleList", "NLLLoss", "Parameter", "ReLU",
-    "Sequential", "Sigmoid", "Softmax", "Tanh", "functional", "init", "utils",
+    "BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "ELU", "Flatten", "GELU", "Identity",
+    "L1Loss", "LeakyReLU", "Linear", "LogSoftmax", "MSELoss", "Module", "ModuleList", "NLLLoss",
+    "Parameter", "ReLU",
+    "Sequential", "SiLU", "Sigmoid", "Softmax", "Softplus", "Tanh", "functional", "init", "utils",
 ]

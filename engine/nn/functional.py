@@ -82,6 +82,55 @@ def sigmoid(input):
     return api.sigmoid(input)
 
 
+def _check_floating(input, kernel: str) -> None:
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_title(input)}\'')
+
+
+def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
+    """``x`` where positive, ``negative_slope * x`` elsewhere (``LeakyReluBackward0``; in place,
+    ``LeakyReluBackward1``)."""
+    _check_floating(input, "leaky_relu_cpu")
+    if inplace:
+        return api.inplace("leaky_relu_", input, None, negative_slope=negative_slope)
+    return apply(OPS["leaky_relu"], input, negative_slope=negative_slope)
+
+
+def gelu(input, approximate: str = "none"):
+    """Gaussian error linear unit, exact (erf) or with PyTorch's tanh approximation."""
+    if not isinstance(approximate, str):
+        raise TypeError(
+            f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}"
+        )
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _check_floating(input, "GeluKernelImpl")
+    return apply(OPS["gelu"], input, approximate=approximate)
+
+
+def softplus(input, beta: float = 1.0, threshold: float = 20.0):
+    """``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``."""
+    _check_floating(input, "softplus_cpu")
+    return apply(OPS["softplus"], input, beta=beta, threshold=threshold)
+
+
+def elu(input, alpha: float = 1.0, inplace: bool = False):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (``EluBackward0``; in place,
+    ``EluBackward1``)."""
+    _check_floating(input, "elu_cpu")
+    if inplace:
+        return api.inplace("elu_", input, None, alpha=alpha)
+    return apply(OPS["elu"], input, alpha=alpha)
+
+
+def silu(input, inplace: bool = False):
+    """``x * sigmoid(x)`` (``SiluBackward0``, in place too)."""
+    _check_floating(input, "silu_cpu")
+    if inplace:
+        return api.inplace("silu", input)
+    return apply(OPS["silu"], input)
+
+
 def _softmax_dim(name: str, ndim: int) -> int:
     warnings.warn(
         f"Implicit dimension choice for {name} has been deprecated. Change the call to include "

@@ -437,6 +437,114 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return apply(OPS["vector_norm"], input, ord=p, dim=dim, keepdim=keepdim)
 
 
+# -- log1p, expm1 and the added reductions and scans: prod, var, std, cumsum -----------------------
+
+log1p = _unary("log1p")
+expm1 = _unary("expm1")
+
+
+def _invalid_combination(name, *args):
+    got = ", ".join(type(a).__name__ if not isinstance(a, _T) else "Tensor" for a in args)
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
+        "of:"
+    )
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    return _prod(input, dim, keepdim, dtype, method=False)
+
+
+def _prod_method(self, dim=None, keepdim=False, *, dtype=None):
+    return _prod(self, dim, keepdim, dtype, method=True)
+
+
+def _prod(input, dim, keepdim, dtype, method):
+    extra = _reduction_dtype(dtype)
+    if dim is None:
+        return apply(OPS["prod"], input, **extra)
+    if not _is_int(dim):
+        raise _invalid_combination("prod", *((dim,) if method else (input, dim)))
+    d = _norm_dim(int(dim), input.ndim)
+    return apply(OPS["prod_dim"], input, dim=d if input.ndim else None, keepdim=keepdim,
+                 **extra)
+
+
+def _var_std(name, input, dim, unbiased, keepdim, correction, method=False):
+    if isinstance(dim, bool):  # ``x.var(False)``: the unbiased overload
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{name}() received an invalid combination of arguments")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    if dim is not None and not (_is_int(dim) or isinstance(dim, (list, tuple))):
+        raise _invalid_combination(name, *((dim,) if method else (input, dim)))
+    if input._data.dtype.kind not in "fc":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    if dim is not None:
+        if isinstance(dim, (list, tuple)):
+            dims = _norm_dims(tuple(dim), input.ndim)
+        else:
+            dims = (_norm_dim(int(dim), input.ndim),)
+        dim = tuple(sorted(dims)) if input.ndim else None
+    n = input._data.size if not dim else int(np.prod([input.shape[d] for d in dim]))
+    if n - correction <= 0:
+        import warnings
+
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning, stacklevel=3,
+        )
+    return apply(OPS[name], input, dim=dim, correction=correction, keepdim=keepdim)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_std("var", input, dim, unbiased, keepdim, correction)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_std("std", input, dim, unbiased, keepdim, correction)
+
+
+def _var_method(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_std("var", self, dim, unbiased, keepdim, correction, method=True)
+
+
+def _std_method(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    return _var_std("std", self, dim, unbiased, keepdim, correction, method=True)
+
+
+_NO_DIM = object()
+
+
+def cumsum(input, dim=_NO_DIM, *, dtype=None):
+    return _cumsum(input, dim, dtype, method=False)
+
+
+def _cumsum_method(self, dim=_NO_DIM, *, dtype=None):
+    return _cumsum(self, dim, dtype, method=True)
+
+
+def _cumsum(input, dim, dtype, method):
+    if dim is _NO_DIM:
+        raise TypeError('cumsum() missing 1 required positional arguments: "dim"')
+    if not _is_int(dim):
+        raise TypeError(f"cumsum(): argument 'dim' (position {1 if method else 2}) must be int, "
+                        f"not {type(dim).__name__}")
+    return apply(OPS["cumsum"], input, dim=_norm_dim(dim, input.ndim), **_reduction_dtype(dtype))
+
+
+for _fn, _name in ((_prod_method, "prod"), (_var_method, "var"), (_std_method, "std"),
+                   (_cumsum_method, "cumsum")):
+    _fn.__name__ = _fn.__qualname__ = _name  # as tracebacks and the debugger show the method
+del _fn, _name
+
+
 # -- matrix ----------------------------------------------------------------------------------------
 
 def _mat_error(a, b):
@@ -992,6 +1100,8 @@ def install_methods(T) -> None:
         "trunc": trunc, "fix": trunc, "square": square, "remainder": remainder, "fmod": fmod,
         "floor_divide": floor_divide, "rsub": rsub,
         "argmax": argmax, "argmin": argmin, "softmax": softmax, "log_softmax": log_softmax,
+        "log1p": log1p, "expm1": expm1, "prod": _prod_method, "var": _var_method,
+        "std": _std_method, "cumsum": _cumsum_method,
         "norm": norm, "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm,
         "view": view, "reshape": reshape, "flatten": flatten, "transpose": transpose,
         "swapaxes": transpose, "t": t, "permute": permute, "squeeze": squeeze,

@@ -541,3 +541,220 @@ row("add_scalar", "AddBackward1", lambda x, other: x + np.asarray(other, x.dtype
 row("masked_fill", "MaskedFillBackward0",
     lambda x, mask, value: np.where(mask, np.asarray(value, x.dtype), x),
     lambda g, ans, x, mask, value: np.where(mask, np.zeros((), g.dtype), g))
+
+
+# -- added ops: log1p, expm1, prod, var/std, cumsum and the smooth activations ------------------
+# Rules stay with numpy calls on their arguments (so ``create_graph=True`` can re-run them on
+# Tensors); cumsum has no traceable spelling, so its rule's plain-array path uses numpy's cumsum
+# and the traced path an equivalent made of traceable calls; erf is computed with traceable calls.
+
+def _prod_others(x, dim):
+    """For each position along ``dim``, the product of the other entries (PyTorch's
+    ``prod_safe_zeros_backward``: exclusive products from the left times from the right)."""
+    n = x.shape[dim]
+    if n == 0:
+        return x
+    lead = (slice(None),) * dim
+    parts = [x[lead + (k,)] for k in range(n)]
+    left = [np.full_like(parts[0], 1)]
+    for k in range(1, n):
+        left.append(left[-1] * parts[k - 1])
+    right = [np.full_like(parts[0], 1)]
+    for k in range(n - 2, -1, -1):
+        right.append(right[-1] * parts[k + 1])
+    right.reverse()
+    return np.stack([a * b for a, b in zip(left, right)], axis=dim)
+
+
+def _prod_grad(g, ans, x, dim=None, keepdim=False, dtype=None):
+    if x.ndim == 0:
+        return g
+    if dim is None:
+        if not (x == 0).any():
+            return g * (ans / x)
+        return g * _prod_others(x.reshape(-1), 0).reshape(x.shape)
+    if not keepdim:
+        g, ans = np.expand_dims(g, dim), np.expand_dims(ans, dim)
+    if not (x == 0).any():
+        return g * (ans / x)
+    return g * _prod_others(x, dim)
+
+
+def _var(x, dim, correction, keepdim):
+    dim = dim or None  # an empty dim list reduces every dimension
+    dof = max(0, _count(x.shape, dim) - correction)
+    d = x - np.mean(x, axis=dim, keepdims=True)
+    return np.sum(d * d, axis=dim, keepdims=keepdim) / np.asarray(dof, x.dtype)
+
+
+def _var_grad(g, ans, x, dim, correction, keepdim):
+    """PyTorch's ``var_backward``: ``2 / (N - correction) * grad * (x - mean)``; a full reduction
+    with no degrees of freedom left gives nan where x is the mean, inf elsewhere. An empty dim
+    list counts N as 1 there (PyTorch's ``_safe_size``) while the forward reduced everything."""
+    if x.ndim == 0 or dim is None:
+        dof = x.size - correction
+        if dof <= 0:
+            return g * np.where(x == np.mean(x), np.full_like(x, np.nan), np.full_like(x, np.inf))
+        return (2.0 / dof) * g * (x - np.mean(x))
+    if not keepdim:
+        g = np.expand_dims(g, dim)
+    scale = float(np.float64(2.0) / (_count(x.shape, dim) - correction))  # 2 / 0: inf
+    return scale * g * (x - np.mean(x, axis=dim or None, keepdims=True))
+
+
+def _std_grad(g, ans, x, dim, correction, keepdim):
+    gv = g / (ans * 2)
+    gv = np.where(ans == 0, np.zeros_like(gv), gv)
+    return _var_grad(gv, None, x, dim, correction, keepdim)
+
+
+def _cumsum(x, dim, dtype=None):
+    dt = _sum_dtype(x) if dtype is None else dtype
+    if x.ndim == 0:
+        return x.astype(dt)
+    return np.cumsum(x, axis=dim, dtype=dt)
+
+
+def _cumsum_grad(g, ans, x, dim, dtype=None):
+    """The gradient summed from the end (PyTorch's ``grad.flip(dim).cumsum(dim).flip(dim)``)."""
+    if g.ndim == 0 or g.shape[dim] == 1:
+        return g
+    if isinstance(g, np.ndarray):
+        return np.flip(np.cumsum(np.flip(g, dim), axis=dim), dim)
+    # traced (create_graph): a product with the constant upper-triangular ones
+    n = g.shape[dim]
+    upper = np.tril(np.ones((n, n), dtype=g.dtype))
+    return np.moveaxis(np.moveaxis(g, dim, -1) @ upper, -1, dim)
+
+
+_SQRT1_2 = 0.7071067811865476
+_GELU_PDF = 0.3989422804014327  # 1 / sqrt(2 pi)
+_GELU_BETA = 0.7978845608028654  # sqrt(2 / pi)
+_GELU_KAPPA = 0.044715
+# erf as Cephes computes it (rational approximations; within 5e-16 of the C library's erf):
+# made of traceable numpy calls only, so gelu's rule differentiates again under create_graph
+_ERF_T = (9.60497373987051638749E0, 9.00260197203842689217E1, 2.23200534594684319226E3,
+          7.00332514112805075473E3, 5.55923013010394962768E4)
+_ERF_U = (3.35617141647503099647E1, 5.21357949780152679795E2, 4.59432382970980127987E3,
+          2.26290000613890934246E4, 4.92673942608635921086E4)
+_ERFC_P = (2.46196981473530512524E-10, 5.64189564831068821977E-1, 7.46321056442269912687E0,
+           4.86371970985681366614E1, 1.96520832956077098242E2, 5.26445194995477358631E2,
+           9.34528527171957607540E2, 1.02755188689515710272E3, 5.57535335369399327526E2)
+_ERFC_Q = (1.32281951154744992508E1, 8.67072140885989742329E1, 3.54937778887819891062E2,
+           9.75708501743205489753E2, 1.82390916687909736289E3, 2.24633760818710981792E3,
+           1.65666309194161350182E3, 5.57535340817727675546E2)
+_ERFC_R = (5.64189583547755073984E-1, 1.27536670759978104416E0, 5.01905042251180477414E0,
+           6.16021097993053585195E0, 7.40974269950448939160E0, 2.97886665372100240670E0)
+_ERFC_S = (2.26052863220117276590E0, 9.39603524938001434673E0, 1.20489539808096656605E1,
+           1.70814450747565897222E1, 9.60896809063285878198E0, 3.36907645100081516050E0)
+
+
+def _polevl(x, coefficients, monic=False):
+    y = x + coefficients[0] if monic else np.full_like(x, coefficients[0])
+    for c in coefficients[1:]:
+        y = y * x + c
+    return y
+
+
+def _erf(x):
+    """erf elementwise; plain arrays are computed in double precision, returned in x's dtype."""
+    if isinstance(x, np.ndarray):
+        return _erf_array(x)
+    a = np.minimum(np.abs(x), 30.0)  # erfc(30) is 0 already; keeps inf out of the formulas
+    z = np.minimum(x * x, 1.0)
+    small = x * _polevl(z, _ERF_T) / _polevl(z, _ERF_U, monic=True)
+    e = np.exp(-(a * a))
+    erfc = np.where(a < 8, e * _polevl(a, _ERFC_P) / _polevl(a, _ERFC_Q, monic=True),
+                    e * _polevl(a, _ERFC_R) / _polevl(a, _ERFC_S, monic=True))
+    return np.where(np.abs(x) <= 1, small, np.sign(x) * (1 - erfc))
+
+
+def _erf_array(x):
+    """``_erf``'s formulas, each evaluated only where it applies (a plain array: no tracing)."""
+    d = x.astype(np.float64)
+    out = np.empty_like(d)
+    a = np.abs(d)
+    inner = a <= 1
+    v = d[inner]
+    z = v * v
+    out[inner] = v * _polevl(z, _ERF_T) / _polevl(z, _ERF_U, monic=True)
+    outer = ~inner
+    if outer.any():
+        v = d[outer]
+        b = np.minimum(a[outer], 30.0)
+        e = np.exp(-(b * b))
+        mid = b < 8
+        erfc = np.empty_like(b)
+        erfc[mid] = e[mid] * _polevl(b[mid], _ERFC_P) / _polevl(b[mid], _ERFC_Q, monic=True)
+        far = ~mid
+        erfc[far] = e[far] * _polevl(b[far], _ERFC_R) / _polevl(b[far], _ERFC_S, monic=True)
+        out[outer] = np.sign(v) * (1 - erfc)
+    return out.astype(x.dtype, copy=False)
+
+
+def _gelu(x, approximate):
+    if approximate == "tanh":
+        inner = _GELU_BETA * (x + _GELU_KAPPA * (x * x * x))
+        return 0.5 * x * (1 + np.tanh(inner))
+    return x * 0.5 * (1 + _erf(x * _SQRT1_2))
+
+
+def _gelu_grad(g, ans, x, approximate):
+    if approximate == "tanh":
+        x_sq = x * x
+        tanh_inner = np.tanh(_GELU_BETA * (x + _GELU_KAPPA * (x_sq * x)))
+        left = 0.5 * x
+        right = 1 + tanh_inner
+        return g * (0.5 * right + left * (1 - tanh_inner * tanh_inner)
+                    * (_GELU_BETA * (1 + 3 * _GELU_KAPPA * x_sq)))
+    cdf = 0.5 * (1 + _erf(x * _SQRT1_2))
+    pdf = _GELU_PDF * np.exp(x * x * -0.5)
+    return g * (cdf + x * pdf)
+
+
+def _softplus(x, beta, threshold):
+    xb = x * beta
+    return np.where(xb > threshold, x, np.log1p(np.exp(xb)) / beta).astype(x.dtype)
+
+
+def _softplus_grad(g, ans, x, beta, threshold):
+    xb = x * beta
+    z = np.exp(np.minimum(xb, threshold))  # the capped branch is not taken (no inf * 0 there)
+    return np.where(xb > threshold, g, g * z / (z + 1))
+
+
+def _elu(x, alpha):
+    return np.where(x <= 0, np.expm1(np.minimum(x, 0)) * alpha, x).astype(x.dtype)
+
+
+row("log1p", "Log1PBackward0", np.log1p, lambda g, ans, x: g / (x + 1), saves="x",
+    floating=True)
+row("expm1", "Expm1Backward0", np.expm1, lambda g, ans, x: g * (ans + 1), saves="r",
+    floating=True)
+row("prod", "ProdBackward0",
+    lambda x, dtype=None: np.prod(x, dtype=_sum_dtype(x) if dtype is None else dtype),
+    _prod_grad, saves="xr")
+row("prod_dim", "ProdBackward1",
+    lambda x, dim, keepdim, dtype=None: np.prod(
+        x, axis=dim, keepdims=keepdim, dtype=_sum_dtype(x) if dtype is None else dtype),
+    _prod_grad, saves="xr")
+row("var", "VarBackward0", _var, _var_grad, saves="x")
+row("std", "StdBackward0", lambda x, dim, correction, keepdim: np.sqrt(
+        _var(x, dim, correction, keepdim)), _std_grad, saves="xr")
+row("cumsum", "CumsumBackward0", _cumsum, _cumsum_grad)
+row("leaky_relu", "LeakyReluBackward0",
+    lambda x, negative_slope: np.where(x > 0, x, x * negative_slope).astype(x.dtype),
+    lambda g, ans, x, negative_slope: np.where(x > 0, g, g * negative_slope), saves="x")
+# in place (``inplace=True``): PyTorch saves the result instead of the input
+row("leaky_relu_", "LeakyReluBackward1",
+    lambda x, negative_slope: np.where(x > 0, x, x * negative_slope).astype(x.dtype),
+    lambda g, ans, x, negative_slope: np.where(ans > 0, g, g * negative_slope), saves="r")
+row("gelu", "GeluBackward0", _gelu, _gelu_grad, saves="x")
+row("softplus", "SoftplusBackward0", _softplus, _softplus_grad, saves="x")
+row("elu", "EluBackward0", _elu,
+    lambda g, ans, x, alpha: np.where(x <= 0, g * alpha * np.exp(np.minimum(x, 0)), g),
+    saves="x")
+row("elu_", "EluBackward1", _elu,
+    lambda g, ans, x, alpha: np.where(ans <= 0, g * (ans + alpha), g), saves="r")
+row("silu", "SiluBackward0", lambda x: x / (1 + np.exp(-x)),
+    lambda g, ans, x: (lambda s: g * s * (1 + x * (1 - s)))(_sigmoid(x)), saves="x")

@@ -182,6 +182,7 @@ def test_stop_ends_a_runaway_loop(qtbot, make_window, tmp_path):
 def test_gutter_click_toggles_a_breakpoint_in_the_session(qtbot, window):
     editor = window.editor
     gutter = editor._gutter
+    editor.go_to_line(5)  # in sight, wherever the paused line scrolled the editor
     block = editor.document().findBlockByNumber(4)  # line 5
     y = editor.blockBoundingGeometry(block).translated(editor.contentOffset()).center().y()
     qtbot.mouseClick(gutter, Qt.MouseButton.LeftButton, pos=QPointF(8, y).toPoint())

@@ -427,6 +427,89 @@ RECIPES.update({
             d(small_shape))),
 })
 
+# -- the ops added for learners: log1p ... silu --------------------------------------------------
+
+
+def _maybe_zeros(draw, rng, shape):
+    """Values away from 0, with one or two exact zeros sometimes (prod's other backward path)."""
+    x = values(rng, shape, "n")
+    if x.size and draw(st.booleans()):
+        flat = x.reshape(-1)
+        flat[rng.integers(0, x.size, size=draw(st.integers(1, 2)))] = 0.0
+    return x
+
+
+def _prod(draw, rng):
+    return [_maybe_zeros(draw, rng, draw(small_shape))], {}, None
+
+
+def _prod_dim(draw, rng):
+    shape = draw(small_shape)
+    params = {"dim": draw(st.integers(0, len(shape) - 1)) if shape else None,
+              "keepdim": draw(st.booleans())}
+    return [_maybe_zeros(draw, rng, shape)], params, None
+
+
+def _var_std(draw, rng):
+    shape = draw(small_shape)
+    if shape and draw(st.booleans()):
+        # not the empty dim list: PyTorch's backward counts it as N = 1 while its forward reduces
+        # everything (test_ops_added.py compares that with PyTorch instead)
+        dim = tuple(sorted(draw(st.sets(st.integers(0, len(shape) - 1), min_size=1))))
+    else:
+        dim = None
+    n = int(np.prod(shape if dim is None else [shape[d] for d in dim]))
+    correction = draw(st.sampled_from([c for c in (0, 0.5, 1) if c < n] or [0]))
+    return [values(rng, shape)], {"dim": dim, "correction": correction,
+                                  "keepdim": draw(st.booleans())}, None
+
+
+def _cumsum(draw, rng):
+    shape = draw(small_shape)
+    dim = draw(st.integers(0, len(shape) - 1)) if shape else 0
+    return [values(rng, shape)], {"dim": dim}, None
+
+
+def _activation_inplace(fn, **params):
+    def recipe(draw, rng):
+        p = {k: draw(v) for k, v in params.items()}
+
+        def call(ts):
+            return fn(ts[0] * 1.0, **p)
+
+        return [values(rng, draw(small_shape), "k")], {}, call
+    return recipe
+
+
+def _with_params(kind="r", **strategies):
+    def recipe(draw, rng):
+        return [values(rng, draw(small_shape), kind)], {
+            k: draw(v) for k, v in strategies.items()}, None
+    return recipe
+
+
+RECIPES.update({
+    "log1p": one("p"),
+    "expm1": one(),
+    "prod": custom(_prod),
+    "prod_dim": custom(_prod_dim),
+    "var": custom(_var_std),
+    "std": custom(_var_std),
+    "cumsum": custom(_cumsum),
+    "leaky_relu": custom(_with_params("k", negative_slope=st.sampled_from([0.01, 0.2, -1.5]))),
+    "leaky_relu_": custom(_activation_inplace(
+        lambda x, **p: engine.nn.functional.leaky_relu(x, inplace=True, **p),
+        negative_slope=st.sampled_from([0.01, 0.3]))),
+    "gelu": custom(_with_params(approximate=st.sampled_from(["none", "tanh"]))),
+    "softplus": custom(_with_params(beta=st.sampled_from([1.0, 2.0, 0.5]),
+                                    threshold=st.sampled_from([20.0, 1.0]))),
+    "elu": custom(_with_params("k", alpha=st.sampled_from([1.0, 0.5, 2.0]))),
+    "elu_": custom(_activation_inplace(
+        lambda x, **p: engine.nn.functional.elu(x, inplace=True, **p),
+        alpha=st.sampled_from([1.0, 0.5]))),
+    "silu": one(),
+})
+
 NOT_DIFFERENTIABLE = {
     "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "isnan",
     "isinf", "isfinite", "argmax", "argmin",

@@ -1,0 +1,46 @@
+"""The graph's context menu for a tensor: one action per ``engine.build.node_actions``.
+
+Every action writes the PyTorch line it stands for (``y.retain_grad()``, ``loss.backward()``,
+``print(y.item())``...). Disabled actions say why, as a tooltip and a status tip: a leaf keeps
+its grad anyway, an integer tensor cannot require grad, ``.item()`` of 3 elements is PyTorch's
+own error.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtWidgets import QMenu
+
+from engine.build.edits import BuildError, CodeEdit
+from engine.build.node_actions import apply_node_action, node_actions
+
+def fill_node_menu(menu: QMenu, workspace, tensor_name: str, source: str,
+                   on_edit: Callable[[CodeEdit], None]) -> None:
+    """Add the tensor's actions to ``menu``; triggering one calls ``on_edit(CodeEdit)``."""
+    menu.setToolTipsVisible(True)
+    for action in node_actions(workspace, tensor_name, source):
+        item = menu.addAction(action.title)
+        item.setObjectName(f"node_action_{action.id}")
+        item.setData(action.id)
+        item.setEnabled(bool(action.enabled))
+        tip = action.code if action.enabled else action.reason
+        item.setToolTip(tip or action.title)
+        item.setStatusTip(tip or "")
+        if action.enabled:
+            item.triggered.connect(
+                lambda _checked=False, a=action.id: _apply(a, workspace, tensor_name, source,
+                                                           on_edit, menu))
+
+
+def _apply(action_id, workspace, tensor_name, source, on_edit, menu) -> None:
+    try:
+        # detach's new name is the one its code shows (suggested by the engine)
+        edit = apply_node_action(source, workspace, tensor_name, action_id)
+    except BuildError as exc:  # the workspace changed under the menu: say so, write nothing
+        window = menu.parentWidget().window() if menu.parentWidget() is not None else None
+        bar = getattr(window, "statusBar", None)
+        if callable(bar):
+            bar().showMessage(str(exc), 8000)
+        return
+    on_edit(edit)
