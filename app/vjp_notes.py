@@ -54,6 +54,22 @@ VJP_NOTES = {
     "SelectBackward0": "scatters the grad into zeros at the selected index",
     "IndexBackward0": "scatters the grad into zeros at the indexed positions (repeated indices add)",
     "SliceBackward0": "scatters the grad into zeros at the sliced positions",
+    "Log1PBackward0": "grad / (1 + x)",
+    "Expm1Backward0": "grad · (result + 1), i.e. grad · exp(x)",
+    "ProdBackward0": "grad · (the product of all the other elements) to each element",
+    "ProdBackward1": "along dim: grad · (the product of the other elements in that slice)",
+    "VarBackward0": "grad · 2 · (x − mean) / (n − correction)",
+    "StdBackward0": "grad · (x − mean) / ((n − correction) · std), from the saved std",
+    "CumsumBackward0": "a reversed cumulative sum of the grad: each element gets the grads of "
+                       "every running total it is part of",
+    "LeakyReluBackward0": "passes the grad where x > 0, grad · negative_slope elsewhere",
+    "LeakyReluBackward1": "passes the grad where the result > 0, grad · negative_slope elsewhere "
+                          "(in place: decided from the saved result)",
+    "GeluBackward0": "grad · (Φ(x) + x · φ(x)), with Φ, φ the normal CDF and density",
+    "SiluBackward0": "grad · σ(x) · (1 + x · (1 − σ(x)))",
+    "EluBackward0": "passes the grad where x > 0, grad · (result + alpha) elsewhere",
+    "EluBackward1": "as EluBackward0, decided from the saved result (in place)",
+    "SoftplusBackward0": "grad · σ(beta · x) (grad itself past the threshold)",
     "torch::autograd::AccumulateGrad": "adds the incoming grad into the leaf's .grad (creating it "
                                        "if it was None): this is where .grad gets written",
     "AccumulateGrad": "adds the incoming grad into the leaf's .grad (creating it if it was None): "

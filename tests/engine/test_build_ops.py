@@ -184,6 +184,13 @@ PARAM_VARIANTS = {
     "softmax": [{}, {"dim": "0"}, {"dim": 2}],
     "log_softmax": [{}, {"dim": "0"}],
 }
+PARAM_VARIANTS.update({
+    "prod": [{}, {"dim": "0"}, {"dim": "-1", "keepdim": "True"}],
+    "var": [{}, {"dim": "0"}, {"dim": "1", "keepdim": "True"}],
+    "std": [{}, {"dim": "-1"}],
+    "cumsum": [{}, {"dim": "-1"}, {"dim": "2"}],
+    "leaky_relu": [{}, {"negative_slope": "0.2"}],
+})
 for _loss in ("mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
               "binary_cross_entropy_with_logits"):
     PARAM_VARIANTS[_loss] = [{}, {"reduction": "sum"}, {"reduction": "none"}]
