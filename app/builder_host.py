@@ -47,6 +47,12 @@ class BuilderHost(QObject):
         self._rerun_timer = QTimer(self)
         self._rerun_timer.setSingleShot(True)
         self._rerun_timer.timeout.connect(self._rerun_if_stale)
+        # Typing a line takes its name at once (the palette must not suggest it), but the
+        # panel is told after a short pause, not on every key.
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(250)
+        self._refresh_timer.timeout.connect(self.refresh)
         window.editor.textChanged.connect(self._text_changed)
 
     # ------------------------------------------------------------------------------ panel
@@ -118,21 +124,38 @@ class BuilderHost(QObject):
             self.panel.set_workspace(self.workspace(), self.window.editor.toPlainText())
 
     def selected_names(self) -> list[str]:
-        """The tensors selected in the graph, in the order they were picked."""
-        graph = self.window.graph_view.shown_graph
+        """The tensors selected in the graph, in the order they were picked, spelled as code."""
         names = []
         for node_id in self.window.graph_view.selected_ids():
-            attrs = graph.nodes[node_id] if graph is not None and node_id in graph else {}
-            if attrs.get("kind") == "tensor" and attrs.get("name"):
-                names.append(attrs["name"])
+            name = self.code_name(node_id)
+            if name:
+                names.append(name)
         return names
+
+    def code_name(self, node_id: str) -> str | None:
+        """The expression the script uses for the tensor node ``node_id`` (None: not a tensor).
+
+        The graph names a module's parameter ``model.0.weight``; code says ``model[0].weight``.
+        """
+        graph = self.window.graph_view.shown_graph
+        attrs = graph.nodes[node_id] if node_id and graph is not None and node_id in graph else {}
+        if attrs.get("kind") != "tensor" or not attrs.get("name"):
+            return None
+        from engine.build.workspace import script_expression
+
+        return script_expression(attrs["name"])
 
     def _graph_selected(self, _ids) -> None:
         if self.panel is not None:
             self.panel.set_selection(self.selected_names())
 
     def _panel_selected(self, names) -> None:
-        self.window.graph_view.select_many([f"t:{name}" for name in names])
+        tensors = self.workspace().tensors
+        ids = []
+        for name in names:
+            info = tensors.get(name)
+            ids.append(f"t:{(info.graph_name or info.name) if info is not None else name}")
+        self.window.graph_view.select_many(ids)
 
     # ---------------------------------------------------------------------------- gestures
     def apply(self, edit) -> bool:
@@ -167,6 +190,8 @@ class BuilderHost(QObject):
     def _text_changed(self) -> None:
         if self._applying:
             return
+        if self.panel is not None:
+            self._refresh_timer.start()
         text = self.window.editor.toPlainText()
         if text in self._gesture_texts:
             # Undo or redo of a gesture: the graph follows at once.
@@ -213,7 +238,8 @@ class BuilderHost(QObject):
         self.dialog = dialog
 
         def accepted() -> None:
-            self.apply(dialog.code_edit())
+            edit = getattr(dialog, "accepted_edit", None)
+            self.apply(edit if edit is not None else dialog.code_edit())
 
         def finished(_result) -> None:
             if self.dialog is dialog:
@@ -235,7 +261,7 @@ class BuilderHost(QObject):
         menu.setObjectName("graphContextMenu")
         menu.setToolTipsVisible(True)
         reason = self.blocked_reason()
-        name = attrs.get("name") if attrs.get("kind") == "tensor" else None
+        name = self.code_name(node_id)
         if name:
             from .build.node_menu import fill_node_menu
 

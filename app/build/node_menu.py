@@ -20,7 +20,9 @@ def fill_node_menu(menu: QMenu, workspace, tensor_name: str, source: str,
     """Add the tensor's actions to ``menu``; triggering one calls ``on_edit(CodeEdit)``."""
     menu.setToolTipsVisible(True)
     for action in node_actions(workspace, tensor_name, source):
-        item = menu.addAction(action.title)
+        # The item reads as the line it writes (the user learns the spelling); a refused one
+        # says why right there, in full in its tooltip.
+        item = menu.addAction(_menu_text(action))
         item.setObjectName(f"node_action_{action.id}")
         item.setData(action.id)
         item.setEnabled(bool(action.enabled))
@@ -31,6 +33,19 @@ def fill_node_menu(menu: QMenu, workspace, tensor_name: str, source: str,
             item.triggered.connect(
                 lambda _checked=False, a=action.id: _apply(a, workspace, tensor_name, source,
                                                            on_edit, menu))
+
+
+REASON_IN_MENU = 70  # characters of a refusal shown in the menu item itself
+
+
+def _menu_text(action) -> str:
+    text = action.code or action.title
+    if action.enabled or not action.reason:
+        return text
+    reason = action.reason.splitlines()[0]
+    if len(reason) > REASON_IN_MENU:
+        reason = reason[:REASON_IN_MENU - 1].rstrip() + "…"
+    return f"{text}   — {reason}"
 
 
 def _apply(action_id, workspace, tensor_name, source, on_edit, menu) -> None:

@@ -167,17 +167,19 @@ def _import_insertion_index(tree, lines) -> int:
 
 
 def append_statement(source: str, code: str, *, imports=(), summary: str | None = None) -> CodeEdit:
-    """Append ``code`` (one or more lines) at the end, right after the last non-blank line.
+    """Append ``code`` (one or more lines) at the end of the script.
 
-    Missing ``imports`` are added at the top first; ``line`` is the appended code's first line
-    in the new text.
+    A blank line the script ends with is kept (one, never more): ``import torch`` and a blank
+    line, as File ▸ New starts, stays separated from the first statement. Missing ``imports``
+    are added at the top first; ``line`` is the appended code's first line in the new text.
     """
     text, _ = add_imports(source, imports)
     body = text.rstrip()
     code = code.strip("\n")
     if body:
-        new = f"{body}\n{code}\n"
-        line = body.count("\n") + 2
+        gap = "\n\n" if text[len(body):].count("\n") >= 2 else "\n"
+        new = f"{body}{gap}{code}\n"
+        line = body.count("\n") + 1 + len(gap)
     else:
         new = f"{code}\n"
         line = 1

@@ -136,10 +136,15 @@ def _parses(src):
 
 
 def test_append_one_newline_never_doubled():
-    for src in ("x = 1", "x = 1\n", "x = 1\n\n\n", "x = 1\n  \n"):
+    for src in ("x = 1", "x = 1\n"):
         edit = append_statement(src, "y = x * x")
         assert edit.source == "x = 1\ny = x * x\n"
         assert edit.line == 2
+    # A blank line the script ends with is kept, one at most (File > New ends with one).
+    for src in ("x = 1\n\n", "x = 1\n\n\n", "x = 1\n  \n"):
+        edit = append_statement(src, "y = x * x")
+        assert edit.source == "x = 1\n\ny = x * x\n"
+        assert edit.line == 3
         assert edit.summary == "y = x * x"
     assert append_statement("", "y = 1") == CodeEdit("y = 1\n", 1, "y = 1")
 
