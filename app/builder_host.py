@@ -265,7 +265,8 @@ class BuilderHost(QObject):
         if name:
             from .build.node_menu import fill_node_menu
 
-            header = menu.addAction(f"{name}  ·  {attrs.get('label', '')}".strip(" ·"))
+            info = self.workspace().tensors.get(name)
+            header = menu.addAction(f"{name}  ·  {info.label}" if info is not None else name)
             header.setEnabled(False)
             menu.addSeparator()
             if reason is None:

@@ -658,13 +658,15 @@ class GraphView(QWidget):
             self.bounds = QRectF(left - 100, top - 50, right - left + 200, bottom - top + 100)
         else:
             self.bounds = QRectF()
-        self.scene.setSceneRect(self.bounds.adjusted(-400, -300, 400, 300))
         # The selection outlives a rebuild (a re-run after the builder wrote a line): the
         # same ids, in the same order, minus those that are gone.
         kept = [node_id for node_id in picked if node_id in nodes]
         for node_id in kept:
             nodes[node_id].setSelected(True)
         self.scene.blockSignals(False)
+        # After unblocking: the view learns the new extent from sceneRectChanged (set while
+        # blocked, its scroll range stayed the old one and fit/centerOn could not move).
+        self.scene.setSceneRect(self.bounds.adjusted(-400, -300, 400, 300))
         self._picked = kept
         if kept != picked:
             self.selection_changed.emit(list(kept))

@@ -226,7 +226,7 @@ class MainWindow(QMainWindow):
         self.resizeDocks([self.docks["console"]], [int(height * 0.24)], Qt.Orientation.Vertical)
         if "build" in self.docks:
             self.resizeDocks([self.docks["editor"], self.docks["build"]],
-                             [int(height * 0.5), int(height * 0.5)], Qt.Orientation.Vertical)
+                             [int(height * 0.4), int(height * 0.6)], Qt.Orientation.Vertical)
 
     def _tabify_panels(self) -> None:
         d = self.docks

@@ -14,8 +14,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-    QListWidgetItem, QPushButton, QSizePolicy, QSplitter, QToolButton, QTreeWidget,
+    QAbstractItemView, QCheckBox, QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+    QListWidgetItem, QPushButton, QScrollArea, QSizePolicy, QSplitter, QToolButton, QTreeWidget,
     QTreeWidgetItem, QVBoxLayout, QWidget,
 )
 
@@ -109,7 +109,14 @@ class BuildPanel(QWidget):
         body = QVBoxLayout(self.body)
         body.setContentsMargins(0, 0, 0, 0)
         body.setSpacing(4)
-        layout.addWidget(self.body, 1)
+        # A short dock scrolls rather than squeezing the parameter rows to nothing.
+        scroll = QScrollArea(self)
+        scroll.setObjectName("build_scroll")
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(self.body)
+        layout.addWidget(scroll, 1)
 
         buttons = QHBoxLayout()
         buttons.setSpacing(4)
@@ -143,7 +150,7 @@ class BuildPanel(QWidget):
         self.tensor_list.setObjectName("build_tensors")
         self.tensor_list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.tensor_list.setFont(mono_font())
-        self.tensor_list.setMinimumHeight(60)
+        self.tensor_list.setMinimumHeight(48)
         self.tensor_list.itemSelectionChanged.connect(self._list_selection_changed)
         tl.addWidget(self.tensor_list)
         split.addWidget(tensors_host)
@@ -165,7 +172,7 @@ class BuildPanel(QWidget):
         self.op_tree.setHeaderLabels(["op", "result"])
         self.op_tree.setRootIsDecorated(True)
         self.op_tree.setUniformRowHeights(True)
-        self.op_tree.setMinimumHeight(120)
+        self.op_tree.setMinimumHeight(100)
         self.op_tree.currentItemChanged.connect(self._op_changed)
         ol.addWidget(self.op_tree, 1)
         self.about = QLabel()  # the selected op: what it does, and its result
@@ -310,6 +317,7 @@ class BuildPanel(QWidget):
         item = self._op_items.get(op_id)
         if item is not None:
             self.op_tree.setCurrentItem(item)
+            self.op_tree.scrollToItem(item)
 
     def op_item(self, op_id: str) -> QTreeWidgetItem:
         return self._op_items[op_id]

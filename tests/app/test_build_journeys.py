@@ -318,3 +318,31 @@ def test_building_is_refused_for_a_recording_with_the_reason(qtbot, make_window,
     assert not window.actions_by_id["build.new_tensor"].isEnabled()
     panel = window.builder.panel
     assert not panel.body.isEnabled() and "recorded from PyTorch" in panel.banner.text()
+
+
+def test_screenshots_of_building(qtbot, blank):
+    """For people to open and look at (never compared): the palette, a refusal, the menu."""
+    from test_screenshots import shoot
+
+    window = blank
+    new_tensor(qtbot, window, "x", "[1.0, 2.0, 3.0]")
+    pick(qtbot, window, "x")
+    apply_op(qtbot, window, "mul", "y", b="x")
+    pick(qtbot, window, "y")
+    panel = window.builder.panel
+    panel.select_op("sum")
+    qtbot.waitUntil(lambda: all(e.isVisible() for e in panel.param_editors.values()))
+    window.actions_by_id["view.fit"].trigger()
+    shoot(window, "20_build_palette_sum_of_y")
+
+    pick(qtbot, window, "x", "y")
+    panel.select_op("mm")
+    assert not panel.apply_button.isEnabled()  # two vectors are no matrices
+    shoot(window, "21_build_palette_mm_of_vectors_refused")
+
+    menu = window.builder.context_menu("t:y", window.mapToGlobal(window.rect().center()))
+    qtbot.waitUntil(menu.isVisible)
+    image = menu.grab()
+    assert image.save(str(shoot(window, "22_build_context_menu_window").parent
+                          / "22_build_context_menu.png"))
+    menu.close()
