@@ -165,6 +165,7 @@ class BuildPanel(QWidget):
         self.search.setPlaceholderText("Search ops (mul, matmul, loss, relu…)")
         self.search.setClearButtonEnabled(True)
         self.search.textChanged.connect(self._filter_ops)
+        self.search.returnPressed.connect(self.pick_first_match)
         ol.addWidget(self.search)
         self.op_tree = QTreeWidget()
         self.op_tree.setObjectName("build_ops")
@@ -729,6 +730,23 @@ class BuildPanel(QWidget):
                 child.setHidden(hide)
                 shown += not hide
             parent.setHidden(shown == 0)
+
+    def focus_search(self) -> None:
+        """Build ▸ Apply an Op (Ctrl+K): type to filter, Enter picks, Enter again writes."""
+        self.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search.selectAll()
+
+    def pick_first_match(self) -> None:
+        """Enter in the search: select the first op shown that the operands allow (else the
+        first shown, to say why not) and move to the result's name, where Enter applies."""
+        shown = self.visible_ops()
+        if not shown:
+            return
+        valid = [op_id for op_id in shown if self.verdicts.get(op_id) is not None
+                 and self.verdicts[op_id].ok]
+        self.select_op((valid or shown)[0])
+        self.name_edit.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.name_edit.selectAll()
 
     def visible_ops(self) -> list[str]:
         """The ids of the ops the tree shows (after the search), in display order."""

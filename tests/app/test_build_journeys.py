@@ -346,3 +346,49 @@ def test_screenshots_of_building(qtbot, blank):
     assert image.save(str(shoot(window, "22_build_context_menu_window").parent
                           / "22_build_context_menu.png"))
     menu.close()
+
+
+def test_keyboard_only_ctrl_k_type_enter_enter(qtbot, blank):
+    window = blank
+    new_tensor(qtbot, window, "x", "[1.0, 2.0, 3.0]")
+    pick(qtbot, window, "x")
+    window.activateWindow()  # the New Tensor form had it; offscreen Qt does not hand it back
+    qtbot.waitUntil(window.isActiveWindow)
+    action = window.actions_by_id["build.apply_op"]
+    assert action.shortcut().toString() == "Ctrl+K"
+    action.trigger()
+    panel = window.builder.panel
+    qtbot.waitUntil(panel.search.hasFocus)
+    qtbot.keyClicks(panel.search, "sigm")
+    qtbot.keyClick(panel.search, Qt.Key.Key_Return)
+    assert panel.op.id == "sigmoid" and panel.name_edit.hasFocus()
+    qtbot.keyClick(panel.name_edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.editor.toPlainText().endswith(" = torch.sigmoid(x)\n"),
+                    timeout=20000)
+    line = window.editor.toPlainText().splitlines()[-1]
+    name = line.split(" = ")[0]
+    wait_built(qtbot, window, f"t:{name}")
+    assert line == f"{name} = torch.sigmoid(x)"
+    np.testing.assert_allclose(engine_names(window)[name].detach().numpy(),
+                               torch.sigmoid(torch.tensor([1.0, 2.0, 3.0])).numpy(), rtol=1e-6)
+
+
+def test_rerun_after_every_edit_follows_typing(qtbot, blank):
+    window = blank
+    new_tensor(qtbot, window, "x", "[1.0, 2.0, 3.0]")
+    window.actions_by_id["build.rerun_on_edit"].setChecked(True)
+    editor = window.editor
+    editor.setFocus()
+    cursor = editor.textCursor()
+    cursor.movePosition(cursor.MoveOperation.End)
+    editor.setTextCursor(cursor)
+    qtbot.keyClicks(editor, "w = x.exp()")
+    wait_built(qtbot, window, "t:w")
+    np.testing.assert_allclose(engine_names(window)["w"].detach().numpy(),
+                               np.exp([1.0, 2.0, 3.0]), rtol=1e-6)
+    # Half-typed code waits: no run, no error, the last graph stays.
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(editor, "v = (x")
+    qtbot.wait_until(lambda: window.builder._rerun_timer.isActive() is False, timeout=5000)
+    assert window.controller.snapshot.status == "finished"
+    assert graph_has(window, "t:w") and not graph_has(window, "t:v")
