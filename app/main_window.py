@@ -717,8 +717,8 @@ class MainWindow(QMainWindow):
         self.graph_view.show_graph(graph, snapshot.layout, executing=executing)
         if self.inspector.node_id and graph is not None:
             self.inspector.show_node(self.graph_view.shown_graph, self.inspector.node_id)
-        if position is not None:
-            self._show_note(position.line)
+        # A note belongs to the line paused at: running on (or to the end) takes it away.
+        self._show_note(position.line if position is not None else None)
         self.builder.refresh()
         self._update_actions()
 

@@ -392,3 +392,22 @@ def test_rerun_after_every_edit_follows_typing(qtbot, blank):
     qtbot.wait_until(lambda: window.builder._rerun_timer.isActive() is False, timeout=5000)
     assert window.controller.snapshot.status == "finished"
     assert graph_has(window, "t:w") and not graph_has(window, "t:v")
+
+
+def test_the_selection_and_inspector_survive_the_rerun_of_a_gesture(qtbot, blank):
+    window = blank
+    new_tensor(qtbot, window, "x", "[1.0, 2.0, 3.0]")
+    pick(qtbot, window, "x")
+    menu = window.builder.context_menu("t:x", None)
+    menu.findChild(type(menu.actions()[0]), "node_action_tolist").trigger()
+    # The new session's first (empty) graph reaches the view when the machine is slow: the
+    # selection goes with it, and must come back once the re-run has finished.
+    window.graph_view.show_graph(None, None)
+    assert window.graph_view.selected_ids() == []
+    qtbot.waitUntil(lambda: window.controller.snapshot.status == "finished"
+                    and window.controller.source == window.editor.toPlainText(), timeout=20000)
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: window.graph_view.selected_ids() == ["t:x"])
+    assert window.inspector.node_id == "t:x"
+    assert window.builder.panel.picked == ["x"]
+    assert "[1.0, 2.0, 3.0]" in window.console.view.toPlainText()
