@@ -67,6 +67,8 @@ def _infer_dtype(data) -> np.dtype:
 
     def walk(x):
         if isinstance(x, (list, tuple)):
+            if not x:  # PyTorch: an empty sequence counts as the default dtype (float32)
+                kinds.add("f")
             for y in x:
                 walk(y)
         elif isinstance(x, Tensor):
@@ -117,6 +119,10 @@ def _array_from(data, dtype=None) -> np.ndarray:
         arr = data
     elif isinstance(data, (np.generic,)):
         arr = np.asarray(data)
+    elif _plain(data):
+        # numbers in (nested) lists: built directly in the dtype asked for, checked as PyTorch
+        # checks them (tensor_new.cpp), so [0.7] as float64 is 0.7, not float32's 0.69999999
+        return _array_from_values(data, target)
     else:
         _check_ragged(data)
         inferred = _infer_dtype(data)
@@ -126,6 +132,84 @@ def _array_from(data, dtype=None) -> np.ndarray:
     if target is not None:
         arr = arr.astype(target)
     return arr
+
+
+_NUMBER_TYPES = (builtins.bool, builtins.int, builtins.float, np.bool_, np.integer, np.floating)
+
+
+def _plain(data) -> bool:
+    """Whether ``data`` is a number or (nested) lists/tuples of numbers only (no tensors or
+    arrays, which keep the general path)."""
+    if isinstance(data, (list, tuple)):
+        return all(_plain(x) for x in data)
+    return isinstance(data, _NUMBER_TYPES)
+
+
+def _torch_sizes(data) -> list:
+    """PyTorch's ``compute_sizes``: the sizes come from following each first element."""
+    sizes = []
+    while isinstance(data, (list, tuple)):
+        sizes.append(len(data))
+        if not data:
+            break
+        data = data[0]
+    return sizes
+
+
+def _array_from_values(data, target) -> np.ndarray:
+    dt = _infer_dtype(data) if target is None else target
+    sizes = _torch_sizes(data)
+    if 0 in sizes:  # PyTorch stores nothing into an empty tensor, so checks nothing either
+        return np.zeros(sizes, dt)
+    flat: list = []
+    kind = dt.kind
+    if kind == "f":
+        convert = builtins.float  # OverflowError: int too large to convert to float, as PyTorch
+    elif kind == "b":
+        convert = builtins.bool
+    else:
+        info = np.iinfo(dt)
+        # an unsigned dtype takes -max..-1 too, wrapping around, as PyTorch does
+        low = -int(info.max) if info.min == 0 else int(info.min)
+        high = int(info.max)
+
+        overflow = f"value cannot be converted to type {dt.name} without overflow"
+
+        def convert(v):
+            if isinstance(v, (builtins.float, np.floating)):
+                if not (v == v and int(info.min) <= v <= high):
+                    raise RuntimeError(overflow)
+                return int(v)
+            v = int(v)
+            if not -2**63 <= v < 2**63:
+                raise ValueError("Overflow when unpacking long long")
+            if not low <= v <= high:
+                raise RuntimeError(overflow)
+            return v
+    _store(data, sizes, 0, kind, convert, flat)
+    if kind in "iu":
+        return np.array(flat, dtype=np.int64).astype(dt).reshape(sizes)
+    with np.errstate(over="ignore"):  # float32/16 overflow to inf, as in PyTorch
+        return np.array(flat, dtype=dt).reshape(sizes)
+
+
+def _store(obj, sizes, dim, kind, convert, flat) -> None:
+    """PyTorch's ``recursive_store``: each sequence must have its dim's size, each leaf must be
+    a number the dtype can hold."""
+    if dim == len(sizes):
+        if isinstance(obj, (list, tuple)):
+            name = type(obj).__name__
+            if kind == "f":
+                raise TypeError(f"must be real number, not {name}")
+            raise TypeError(f"'{name}' object cannot be interpreted as an integer")
+        flat.append(convert(obj))
+        return
+    if not isinstance(obj, (list, tuple)):
+        raise TypeError("not a sequence")
+    if len(obj) != sizes[dim]:
+        raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(obj)})")
+    for item in obj:
+        _store(item, sizes, dim + 1, kind, convert, flat)
 
 
 def _unwrap(data):

@@ -251,6 +251,18 @@ class FormDialog(QDialog):
         layout.addWidget(self.buttons)
         self.setMinimumWidth(460)
 
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        # Typing starts in the first field (its suggestion selected, so typing replaces it):
+        # never on the default button, where a space would write the line unasked.
+        for widget in self.fields.fields.values():
+            if widget.isVisibleTo(self) and widget.isEnabled():
+                widget.setFocus(Qt.FocusReason.OtherFocusReason)
+                select_all = getattr(widget, "selectAll", None)
+                if callable(select_all):
+                    select_all()
+                break
+
     # to implement
     def errors(self) -> dict:
         return {}

@@ -742,6 +742,8 @@ class BuildPanel(QWidget):
         shown = self.visible_ops()
         if not shown:
             return
+        ranked = [op.id for op in catalog.best_matches(self.search.text())]
+        shown = [op_id for op_id in ranked if op_id in shown] or shown
         valid = [op_id for op_id in shown if self.verdicts.get(op_id) is not None
                  and self.verdicts[op_id].ok]
         self.select_op((valid or shown)[0])

@@ -207,10 +207,12 @@ def _np_name(dtype) -> str:
 
 
 def _modified_error(dtype, shape, producer, current, version) -> RuntimeError:
-    # PyTorch names the producing node without its "Backward0" suffix ("output 0 of Exp")
+    # PyTorch names the producing node without "Backward", and without the overload number when
+    # it is 0: "output 0 of Exp" for ExpBackward0, "output 0 of Pow1" for PowBackward1
     import re
 
-    producer = re.sub(r"Backward\d+,$", ",", producer)
+    producer = re.sub(r"Backward0,$", ",", producer)
+    producer = re.sub(r"Backward(\d+),$", r"\1,", producer)
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [torch.{_np_name(dtype)} [{', '.join(map(str, shape))}]]{producer} is at "

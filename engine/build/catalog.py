@@ -194,6 +194,13 @@ CATALOG: tuple[OpSpec, ...] = (
            keywords=("logistic",), doc="1 / (1 + exp(-x)) elementwise.", run=lambda a, b: _torch.sigmoid(a)),
     OpSpec("tanh", "tanh", "Activations", 1, False, "{torch}.tanh({a})", "h", keywords=("hyperbolic",),
            doc="Hyperbolic tangent elementwise.", run=lambda a, b: _torch.tanh(a)),
+    OpSpec("softmax", "F.softmax", "Activations", 1, False, "{F}.softmax({a}, dim={dim})", "p",
+           params=(_dim(default=-1, help="the dimension that sums to 1"),), keywords=("probabilities",),
+           doc="exp(x) / sum(exp(x)) along dim.", run=lambda a, b, dim: _F.softmax(a, dim=dim)),
+    OpSpec("log_softmax", "F.log_softmax", "Activations", 1, False, "{F}.log_softmax({a}, dim={dim})",
+           "logp", params=(_dim(default=-1, help="the dimension to normalise"),),
+           keywords=("log probabilities",), doc="log(softmax(x)) along dim, computed stably.",
+           run=lambda a, b, dim: _F.log_softmax(a, dim=dim)),
     OpSpec("leaky_relu", "F.leaky_relu", "Activations", 1, False, "{F}.leaky_relu({a}{_kw})", "h",
            params=(Param("negative_slope", "float", 0.01, True, (), "negative_slope",
                          "the slope for x < 0"),),
@@ -210,13 +217,6 @@ CATALOG: tuple[OpSpec, ...] = (
     OpSpec("softplus", "F.softplus", "Activations", 1, False, "{F}.softplus({a})", "h",
            keywords=("smooth relu",), doc="log(1 + exp(x)): a smooth ReLU.",
            run=lambda a, b: _F.softplus(a)),
-    OpSpec("softmax", "F.softmax", "Activations", 1, False, "{F}.softmax({a}, dim={dim})", "p",
-           params=(_dim(default=-1, help="the dimension that sums to 1"),), keywords=("probabilities",),
-           doc="exp(x) / sum(exp(x)) along dim.", run=lambda a, b, dim: _F.softmax(a, dim=dim)),
-    OpSpec("log_softmax", "F.log_softmax", "Activations", 1, False, "{F}.log_softmax({a}, dim={dim})",
-           "logp", params=(_dim(default=-1, help="the dimension to normalise"),),
-           keywords=("log probabilities",), doc="log(softmax(x)) along dim, computed stably.",
-           run=lambda a, b, dim: _F.log_softmax(a, dim=dim)),
     # -- Losses -------------------------------------------------------------------------------
     _loss("mse_loss", "Mean squared error between input a and target b.", ("squared error", "l2")),
     _loss("l1_loss", "Mean absolute error between input a and target b.", ("absolute error",)),
@@ -244,3 +244,22 @@ def search(query: str) -> list[OpSpec]:
         if all(w in haystack for w in words):
             found.append(op)
     return found
+
+
+def best_matches(query: str) -> list[OpSpec]:
+    """``search(query)``, best first: the op called ``query`` (typing "sum" means ``a.sum()``,
+    not ``a + b``, whose keywords say "sum"), then ops whose name starts with it, then ops
+    whose title has a word starting with it, then the rest, each in catalog order."""
+    text = query.strip().lower()
+    first = text.split()[0] if text else ""
+
+    def rank(op: OpSpec) -> int:
+        if op.id == text:
+            return 0
+        if op.id.startswith(first):
+            return 1
+        if any(word.startswith(first) for word in op.title.lower().replace(".", " ").split()):
+            return 2
+        return 3
+
+    return sorted(search(query), key=rank)  # sorted() is stable: catalog order within a rank

@@ -12,7 +12,6 @@ import ast
 import math
 from dataclasses import dataclass
 
-import numpy as np
 
 from .. import creation
 from ..events import hub
@@ -126,67 +125,6 @@ def parse_shape(text: str) -> tuple[int, ...]:
     return tuple(sizes)
 
 
-# -- PyTorch's own refusals of torch.tensor(data) --------------------------------------------------
-# torch/csrc/utils/tensor_new.cpp: the sizes come from following each first element; every
-# sequence must then have its dim's size, and every value must fit the dtype. The engine's
-# tensor() words some of these differently, so the form checks PyTorch's way first.
-
-def _torch_sizes(data) -> list[int]:
-    sizes = []
-    while isinstance(data, (list, tuple)):
-        sizes.append(len(data))
-        if not data:
-            break
-        data = data[0]
-    return sizes
-
-
-def _torch_list_problem(data, dtype: str) -> str | None:
-    sizes = _torch_sizes(data)
-    if 0 in sizes:  # PyTorch stores nothing into an empty tensor, so checks nothing either
-        return None
-    return _store_problem(data, sizes, 0, dtype)
-
-
-def _store_problem(obj, sizes, dim, dtype) -> str | None:
-    if dim == len(sizes):
-        if isinstance(obj, (list, tuple)):
-            kind = type(obj).__name__
-            if dtype.startswith("float"):
-                return f"must be real number, not {kind}"
-            return f"'{kind}' object cannot be interpreted as an integer"
-        return _value_problem(obj, dtype)
-    if not isinstance(obj, (list, tuple)):
-        return "not a sequence"
-    if len(obj) != sizes[dim]:
-        return f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(obj)})"
-    for item in obj:
-        problem = _store_problem(item, sizes, dim + 1, dtype)
-        if problem:
-            return problem
-    return None
-
-
-def _value_problem(value, dtype: str) -> str | None:
-    if dtype == "bool":
-        return None
-    if dtype.startswith("float"):
-        try:
-            float(value)  # too large for a double; float32/16 just become inf
-        except OverflowError as e:
-            return str(e)
-        return None
-    if isinstance(value, int) and not (-2**63 <= value < 2**63):
-        return "Overflow when unpacking long long"
-    info = np.iinfo(dtype)
-    if isinstance(value, float):
-        fits = not math.isnan(value) and int(info.min) <= value <= int(info.max)
-    else:  # an unsigned dtype takes -max..-1 too, wrapping around, as PyTorch does
-        low = -int(info.max) if info.min == 0 else int(info.min)
-        fits = low <= value <= int(info.max)
-    return None if fits else f"value cannot be converted to type {dtype} without overflow"
-
-
 # -- the form ------------------------------------------------------------------------------------
 
 def form_errors(form: TensorForm, workspace) -> dict[str, str]:
@@ -222,9 +160,8 @@ def _values_errors(form: TensorForm, errors: dict) -> str | None:
         return None
     explicit = None if form.dtype == "auto" else form.dtype
     inferred = creation._infer_dtype(data).name  # PyTorch's inference: bool < int64 < float32
-    problem = _torch_list_problem(data, explicit or inferred)
-    if problem is None:
-        problem = _engine_problem(lambda: creation.tensor(data, dtype=explicit))
+    # engine.tensor() refuses ragged lists and out-of-range values with PyTorch's messages
+    problem = _engine_problem(lambda: creation.tensor(data, dtype=explicit))
     if problem:
         errors["values"] = problem
         return None

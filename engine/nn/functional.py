@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ..dtypes import result_type
 from ..ops import api
 from ..ops.dispatch import apply
 from ..ops.table import OPS
@@ -42,10 +43,12 @@ def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
     return result
 
 
+_TITLES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+           "bool": "Bool", "uint8": "Byte", "float16": "Half", "int16": "Short", "int8": "Char"}
+
+
 def _dtype_title(t: Tensor) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-            "bool": "Bool", "uint8": "Byte", "float16": "Half", "int16": "Short",
-            "int8": "Char"}.get(t._data.dtype.name, t._data.dtype.name)
+    return _TITLES.get(t._data.dtype.name, t._data.dtype.name)
 
 
 # -- layers ----------------------------------------------------------------------------------------
@@ -225,7 +228,14 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
                                                       reduction)
     if weight is not None:
         return _weighted_loss(api.pow(input - target, 2), input, weight, reduction)
-    return apply(OPS["mse_loss"], input, target, reduction=_reduction(reduction))
+    reduction = _reduction(reduction)
+    if input._data.dtype.kind != "f" or target._data.dtype.kind != "f":
+        dt = result_type(input._data, target._data)
+        if dt.kind != "f":  # PyTorch has no integer kernel
+            raise NotImplementedError(
+                f'"mse_cpu" not implemented for \'{_TITLES.get(dt.name, dt.name)}\''
+            )
+    return apply(OPS["mse_loss"], input, target, reduction=reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
@@ -297,13 +307,19 @@ def _nll_loss_1d_2d(input, target, weight, reduction, ignore_index):
     if target.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     _check_class_target(target)
-    no_batch = input.ndim == 1 and target.ndim == 0
+    if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+        raise ValueError(
+            f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}"
+        )
+    # a 1-D input takes a 0-d target or a 1-D target of size 1 (no batch either way)
+    no_batch = input.ndim == 1
     if not no_batch and input.shape[0] != target.shape[0]:
         raise RuntimeError(
             f"size mismatch (got input: {_list_text(input.shape)}, target: "
             f"{_list_text(target.shape)})"
         )
     w = _class_weights(input, weight)
+    _check_floating(input, "nll_loss_out_frame")
     t = _check_targets_in_range(target, input.shape[-1], ignore_index)
     return apply(OPS["nll_loss"], input, target=t, weight=w, reduction=reduction,
                  ignore_index=ignore_index)
@@ -331,6 +347,7 @@ def _nll_loss_spatial(input, target, weight, reduction, ignore_index):
         )
     _check_class_target(target)
     w = _class_weights(input, weight)
+    _check_floating(input, "nll_loss2d_forward_out_frame")
     t = _check_targets_in_range(target, c, ignore_index)
     x = input
     if input.ndim != 4:
@@ -365,6 +382,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
             )
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
+        if input.ndim == 0:
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
         if label_smoothing > 0.0:
             n_classes = input.shape[class_dim]
             target = apply(OPS["add_scalar"],
@@ -374,6 +393,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index: i
     log_p = api.log_softmax(input, class_dim)
     nll = nll_loss(log_p, target, weight, None, ignore_index, None, reduction)
     if label_smoothing > 0.0:
+        if input.ndim == 1 and target.ndim == 1:  # PyTorch's in-place mix of [] and [1]
+            raise RuntimeError("output with shape [] doesn't match the broadcast shape [1]")
         return _smoothed(log_p, nll, target, weight, reduction, ignore_index, label_smoothing,
                          class_dim)
     return nll
@@ -462,6 +483,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise RuntimeError(
             f"Found dtype {_dtype_title(target)} but expected {_dtype_title(input)}"
         )
+    _check_floating(input, "binary_cross_entropy")
     x = input._data
     if ((x < 0) | (x > 1)).any() or np.isnan(x).any():
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -478,7 +500,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         raise ValueError(
             f"Target size ({target.shape}) must be the same as input size ({input.shape})"
         )
-    if target._data.dtype.kind != "f":
+    # PyTorch computes ``log_sigmoid(input)`` (no integer kernel), then
+    # ``(1 - target).mul_(input)``: the loss takes the target's dtype (an integer can't hold it)
+    _check_floating(input, "log_sigmoid_cpu")
+    x_dt, y_dt = input._data.dtype, target._data.dtype
+    if y_dt.kind == "b":
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+            "or `logical_xor()` operator instead."
+        )
+    if y_dt.kind != "f" and result_type(target._data, input._data).kind == "f":
         raise RuntimeError(
             f"result type {_dtype_title(input)} can't be cast to the desired output type "
             f"{_dtype_title(target)}"
@@ -487,5 +518,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     pw = None
     if pos_weight is not None:
         pw = np.asarray(pos_weight._data, dtype=input._data.dtype)
+    if x_dt != y_dt and y_dt.kind == "f":
+        return apply(OPS["binary_cross_entropy_with_logits"], input, target, weight=w,
+                     pos_weight=pw, reduction=reduction, out_dtype=y_dt)
     return apply(OPS["binary_cross_entropy_with_logits"], input, target, weight=w,
                  pos_weight=pw, reduction=reduction)

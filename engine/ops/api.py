@@ -14,7 +14,7 @@ from .table import OPS
 
 _T = None  # the Tensor class, set by install_methods
 _ADD, _SUB, _MUL, _DIV = OPS["add"], OPS["sub"], OPS["mul"], OPS["div"]
-_MM = OPS["mm"]
+_MM, _SUM = OPS["mm"], OPS["sum"]
 
 
 def _tensor(x):
@@ -302,11 +302,45 @@ def _reduction_dtype(dtype):
 _EMPTY: dict = {}
 
 
-def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
-    dim = axis if dim is None else dim
+_UNSET = object()  # an argument not given (PyTorch tells ``dim=None`` from no dim at all)
+
+
+def _keepdim_without_dim(name, method, dtype):
+    """PyTorch's TypeError for ``keepdim`` given without ``dim`` (no overload takes it)."""
+    if dtype is not None and (name == "sum" or method):
+        return TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+    got = ("" if method else "Tensor, ") + ("dtype=torch.dtype, " if dtype is not None else "")
+    return TypeError(
+        f"{name}() received an invalid combination of arguments - got ({got}keepdim=bool"
+        f"{', ' if method else ''}), but expected one of:"
+    )
+
+
+def sum(input, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):  # noqa: A001
+    if dim is _UNSET and keepdim is _UNSET and dtype is None and axis is None:
+        return apply(_SUM, input, shape=input._data.shape)  # the common case
+    return _sum(input, dim, keepdim, dtype, axis, False)
+
+
+def _sum_method(self, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
+    if dim is _UNSET and keepdim is _UNSET and dtype is None and axis is None:
+        return apply(_SUM, self, shape=self._data.shape)  # the common case
+    return _sum(self, dim, keepdim, dtype, axis, True)
+
+
+def _sum(input, dim, keepdim, dtype, axis, method):
+    if dim is _UNSET:
+        dim = _UNSET if axis is None else axis
+        if dim is _UNSET and keepdim is not _UNSET:
+            raise _keepdim_without_dim("sum", method, dtype)
+    if keepdim is _UNSET:
+        keepdim = False
     extra = _reduction_dtype(dtype)
-    if dim is None:
+    if dim is _UNSET:
         return apply(OPS["sum"], input, shape=input._data.shape, **extra)
+    if dim is None:  # an explicit None: every dimension, through the dim overload (SumBackward1)
+        return apply(OPS["sum_dim"], input, dim=None, keepdim=keepdim, shape=input._data.shape,
+                     **extra)
     dims = _norm_dims(tuple(dim) if isinstance(dim, list) else dim, input.ndim)
     if input.ndim == 0:
         dims = None
@@ -316,8 +350,21 @@ def sum(input, dim=None, keepdim=False, *, dtype=None, axis=None):  # noqa: A001
                  **extra)
 
 
-def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
-    dim = axis if dim is None else dim
+def mean(input, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
+    return _mean(input, dim, keepdim, dtype, axis, False)
+
+
+def _mean_method(self, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
+    return _mean(self, dim, keepdim, dtype, axis, True)
+
+
+def _mean(input, dim, keepdim, dtype, axis, method):
+    if dim is _UNSET:
+        dim = _UNSET if axis is None else axis
+        if dim is _UNSET and keepdim is not _UNSET:
+            raise _keepdim_without_dim("mean", method, dtype)
+    if keepdim is _UNSET:
+        keepdim = False
     extra = _reduction_dtype(dtype)
     kind = extra["dtype"].kind if extra else input._data.dtype.kind
     if kind != "f":
@@ -325,16 +372,26 @@ def mean(input, dim=None, keepdim=False, *, dtype=None, axis=None):
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {_dtype_title(input)}"
         )
-    if dim is None:
+    if dim is _UNSET:
         return apply(OPS["mean"], input, shape=input._data.shape, **extra)
+    if dim is None:  # an explicit None: every dimension, through the dim overload (MeanBackward1)
+        return apply(OPS["mean_dim"], input, dim=None, keepdim=keepdim, shape=input._data.shape,
+                     **extra)
     dims = _norm_dims(tuple(dim) if isinstance(dim, list) else dim, input.ndim)
     return apply(OPS["mean_dim"], input, dim=dims, keepdim=keepdim, shape=input._data.shape,
                  **extra)
 
 
+_TITLES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+           "bool": "Bool", "uint8": "Byte", "float16": "Half", "int16": "Short", "int8": "Char"}
+_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "bool": "bool", "uint8": "unsigned char", "float16": "c10::Half", "int16": "short int",
+            "int8": "signed char"}
+
+
 def _dtype_title(t) -> str:
-    return {"int64": "Long", "float32": "Float", "float64": "Double", "bool": "Bool",
-            "int32": "Int"}.get(t._data.dtype.name, t._data.dtype.name)
+    """PyTorch's ScalarType name of a tensor's dtype (``Float``, ``Long``...)."""
+    return _TITLES.get(t._data.dtype.name, t._data.dtype.name)
 
 
 class _MinMax(tuple):
@@ -414,16 +471,34 @@ def argmin(input, dim=None, keepdim=False):
     return _T._wrap(np.asarray(np.argmin(input._data, axis=d, keepdims=keepdim), dtype=np.int64))
 
 
+def _no_kernel(name, input, dim):
+    """PyTorch's error for a softmax of a non-floating tensor (it has no such kernel)."""
+    last = "lastdim_" if dim == builtins.max(input.ndim, 1) - 1 else ""
+    return NotImplementedError(
+        f'"{name}_{last}kernel_impl" not implemented for \'{_dtype_title(input)}\''
+    )
+
+
 def softmax(input, dim=None, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
-    return apply(OPS["softmax"], input, dim=_norm_dim(dim, input.ndim))
+    d = _norm_dim(dim, input.ndim)
+    if input._data.dtype.kind != "f":
+        if input._data.size:
+            raise _no_kernel("softmax", input, d)
+        return _T._wrap(np.empty_like(input._data))  # nothing to compute: no kernel is asked
+    return apply(OPS["softmax"], input, dim=d)
 
 
 def log_softmax(input, dim=None, dtype=None):
     if dtype is not None:
         input = input.to(dtype)
-    return apply(OPS["log_softmax"], input, dim=_norm_dim(dim, input.ndim))
+    d = _norm_dim(dim, input.ndim)
+    if input._data.dtype.kind != "f":
+        if input._data.size:
+            raise _no_kernel("log_softmax", input, d)
+        return _T._wrap(np.empty_like(input._data))  # nothing to compute: no kernel is asked
+    return apply(OPS["log_softmax"], input, dim=d)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
@@ -431,6 +506,11 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     p = 2 if p in ("fro", None) else p
     if isinstance(p, str) or p <= 0:
         raise NotImplementedError(f"norm with p={p!r} is not supported by the engine")
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{_dtype_title(input)}"
+        )
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else dim
         dim = tuple(sorted({_norm_dim(d, input.ndim) for d in dims}))
@@ -562,39 +642,110 @@ def _mat_error(a, b):
         return RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied (1x{sa[0]} and {sb[0]}x{sb[1]})"
         )
-    if a.ndim == 2 and b.ndim == 1:
-        return RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec ({sb[0]})")
-    return RuntimeError(
-        f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0] if a.ndim > 2 else 1}, "
-        f"{sa[-1]}] but got: [{sb[0] if b.ndim > 2 else 1}, {sb[-2]}]."
-    )
+    return RuntimeError(f"size mismatch, got input ({sa[0]}), mat ({sa[0]}x{sa[1]}), vec ({sb[0]})")
+
+
+# The checked kernels, in PyTorch's order of checks (shapes, then dtypes: no promotion).
+
+def _mm(a, b):
+    if a.shape[1] != b.shape[0]:
+        raise _mat_error(a, b)
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{_C_NAMES.get(a._data.dtype.name)} != {_C_NAMES.get(b._data.dtype.name)}"
+        )
+    return apply(_MM, a, b)
+
+
+def _mv(mat, vec):
+    if mat.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {mat.ndim}, {vec.ndim}")
+    if mat.shape[1] != vec.shape[0]:
+        raise _mat_error(mat, vec)
+    if mat._data.dtype != vec._data.dtype:
+        v, m = _dtype_title(vec), _dtype_title(mat)
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}"
+        )
+    return apply(OPS["mv"], mat, vec)
+
+
+def _dot(a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{_dtype_title(a)} and {_dtype_title(b)}"
+        )
+    if a.shape[0] != b.shape[0]:
+        raise _mat_error(a, b)
+    return apply(OPS["dot"], a, b)
+
+
+def _bmm(a, b):
+    if a.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if (b.shape[0], b.shape[1]) != (a.shape[0], a.shape[2]):
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{a.shape[0]}, "
+            f"{a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}]."
+        )
+    if a._data.dtype != b._data.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_dtype_title(a)} but found {_dtype_title(b)}"
+        )
+    return apply(OPS["bmm"], a, b)
+
+
+def _broadcast_batch(sa, sb):
+    """``infer_size`` of two batch shapes, with PyTorch's message."""
+    n = builtins.max(len(sa), len(sb))
+    out = []
+    for i in range(n):
+        m = sa[i - n + len(sa)] if i - n + len(sa) >= 0 else 1
+        k = sb[i - n + len(sb)] if i - n + len(sb) >= 0 else 1
+        if m != k and m != 1 and k != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({m}) must match the size of tensor b ({k}) at "
+                f"non-singleton dimension {i}"
+            )
+        out.append(k if m == 1 else m)
+    return tuple(out)
 
 
 def matmul(input, other):
     """``a @ b`` decomposed as PyTorch's ``_matmul_impl`` does it, so the recorded nodes match:
-    dot, mv, mm, a fold of the batch into mm/mv rows, or expand + bmm."""
+    dot, mv, mm, a fold of the batch into mm/mv rows, or expand + bmm (each with its own checks
+    and messages, as in PyTorch)."""
     if input.__class__ is _T and other.__class__ is _T:
-        sa, sb = input._data.shape, other._data.shape
-        if len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0]:
+        da_, db_ = input._data, other._data
+        sa, sb = da_.shape, db_.shape
+        if len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0] and da_.dtype == db_.dtype:
             return apply(_MM, input, other)  # the common case, before the general handling
     a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D"
         )
-    if a.shape[-1] != (b.shape[0] if b.ndim == 1 else b.shape[-2]):
-        raise _mat_error(a, b)
     da, db = a.ndim, b.ndim
     if da == 1 and db == 1:
-        return apply(OPS["dot"], a, b)
+        return _dot(a, b)
     if da == 2 and db == 1:
-        return apply(OPS["mv"], a, b)
+        return _mv(a, b)
     if da == 1 and db == 2:
-        out = squeeze(apply(OPS["mm"], unsqueeze(a, 0), b), 0, _node="squeeze_dim4")
+        if a.shape[0] != b.shape[0]:
+            raise _mat_error(a, b)
+        out = squeeze(_mm(unsqueeze(a, 0), b), 0, _node="squeeze_dim4")
         out._version.value += 1  # PyTorch squeezes in place (squeeze_), bumping the version
         return out
     if da == 2 and db == 2:
-        return apply(OPS["mm"], a, b)
+        return _mm(a, b)
     if _should_fold(a, b):
         flip = db > da
         t1 = transpose(b, -1, -2) if flip else a
@@ -602,9 +753,9 @@ def matmul(input, other):
         out_shape = tuple(t1.shape[:-1])
         folded = reshape(t1, (int(np.prod(out_shape)), t1.shape[-1]))
         if t2.ndim == 2:
-            out = _unsafe_view(apply(OPS["mm"], folded, t2), out_shape + (t2.shape[1],))
+            out = _unsafe_view(_mm(folded, t2), out_shape + (t2.shape[1],))
             return contiguous(transpose(out, -1, -2)) if flip else out
-        return _unsafe_view(apply(OPS["mv"], folded, t2), out_shape)
+        return _unsafe_view(_mv(folded, t2), out_shape)
     n = a.shape[-2] if da > 1 else 1
     m1 = a.shape[-1]
     m2 = b.shape[-2] if db > 1 else b.shape[0]
@@ -615,14 +766,14 @@ def matmul(input, other):
             return matmul(squeeze(a, 0), b)
         if b.shape[0] == 1 and b.requires_grad:
             return matmul(a, squeeze(b, 0))
-    batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+    batch = _broadcast_batch(tuple(a.shape[:-2]), tuple(b.shape[:-2]) if db > 1 else ())
     size = int(np.prod(batch))
     a3 = reshape(expand(a, *batch, n, m1), (size, n, m1))
     if db == 1:
         b3 = unsqueeze(reshape(expand(b, *batch, m2), (size, m2)), 2)
     else:
         b3 = reshape(expand(b, *batch, m2, p), (size, m2, p))
-    out = apply(OPS["bmm"], a3, b3)
+    out = _bmm(a3, b3)
     if db == 1:
         out = squeeze(out, -1)
     out_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
@@ -654,29 +805,21 @@ def _unsafe_view(x, shape):
 def mm(input, mat2):
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
-    if input.shape[1] != mat2.shape[0]:
-        raise _mat_error(input, mat2)
-    return apply(OPS["mm"], input, mat2)
+    if input.shape[1] != mat2.shape[0] or input._data.dtype != mat2._data.dtype:
+        return _mm(input, mat2)  # raises PyTorch's error
+    return apply(_MM, input, mat2)
 
 
 def mv(input, vec):
-    if input.shape[1] != vec.shape[0]:
-        raise _mat_error(input, vec)
-    return apply(OPS["mv"], input, vec)
+    return _mv(input, vec)
 
 
 def dot(input, other):
-    if input.ndim != 1 or other.ndim != 1:
-        raise RuntimeError(
-            f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors"
-        )
-    if input.shape[0] != other.shape[0]:
-        raise _mat_error(input, other)
-    return apply(OPS["dot"], input, other)
+    return _dot(input, other)
 
 
 def bmm(input, mat2):
-    return apply(OPS["bmm"], input, mat2)
+    return _bmm(input, mat2)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
@@ -747,6 +890,8 @@ def flatten(input, start_dim=0, end_dim=-1):
 
 def transpose(input, dim0, dim1):
     d0, d1 = _norm_dim(dim0, input.ndim), _norm_dim(dim1, input.ndim)
+    if input.ndim == 0:  # PyTorch allows dims 0 and -1 here (numpy's swapaxes does not)
+        d0 = d1 = None
     return apply(OPS["transpose"], input, dim0=d0, dim1=d1)
 
 
@@ -840,6 +985,9 @@ def cat(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    for k, t_ in enumerate(tensors):
+        if t_.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {k}) cannot be concatenated")
     d = _norm_dim(dim, tensors[0].ndim)
     first = tensors[0].shape
     for k, t_ in enumerate(tensors[1:], 1):
@@ -863,13 +1011,14 @@ def stack(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    d = _norm_dim(dim, tensors[0].ndim + 1)  # PyTorch checks the dim before the shapes
     for i, t in enumerate(tensors[1:], 1):
         if t.shape != tensors[0].shape:
             raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got [{', '.join(map(str, tensors[0].shape))}] "
                 f"at entry 0 and [{', '.join(map(str, t.shape))}] at entry {i}"
             )
-    return apply_variadic("stack", tensors, dim=_norm_dim(dim, tensors[0].ndim + 1))
+    return apply_variadic("stack", tensors, dim=d)
 
 
 # -- indexing --------------------------------------------------------------------------------------
@@ -1096,7 +1245,8 @@ def install_methods(T) -> None:
         "isfinite": isfinite,
         "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
         "logical_and": logical_and, "logical_or": logical_or, "logical_not": logical_not,
-        "sum": sum, "mean": mean, "max": max, "min": min, "amax": amax, "amin": amin,
+        "sum": _sum_method, "mean": _mean_method, "max": max, "min": min, "amax": amax,
+        "amin": amin,
         "trunc": trunc, "fix": trunc, "square": square, "remainder": remainder, "fmod": fmod,
         "floor_divide": floor_divide, "rsub": rsub,
         "argmax": argmax, "argmin": argmin, "softmax": softmax, "log_softmax": log_softmax,

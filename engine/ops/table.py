@@ -253,8 +253,11 @@ row("reshape_alias", "ReshapeAliasBackward0", lambda x, shape, src_shape: x.resh
 row("alias", "AliasBackward0", lambda x: x.view(), lambda g, ans, x: g, view=True)
 row("reshape_copy", "UnsafeViewBackward0", lambda x, shape, src_shape: x.reshape(shape).copy(),
     lambda g, ans, x, shape, src_shape: g.reshape(src_shape))
-row("transpose", "TransposeBackward0", lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
-    lambda g, ans, x, dim0, dim1: np.swapaxes(g, dim0, dim1), view=True)
+# dims None: a 0-d tensor (PyTorch's transpose(0, -1) of a scalar is the scalar, as a view)
+row("transpose", "TransposeBackward0",
+    lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1) if dim0 is not None else np.transpose(x),
+    lambda g, ans, x, dim0, dim1: np.swapaxes(g, dim0, dim1) if dim0 is not None else g,
+    view=True)
 row("t", "TBackward0", lambda x: x.T, lambda g, ans, x: g.T, view=True)
 row("permute", "PermuteBackward0", lambda x, dims: np.transpose(x, dims),
     lambda g, ans, x, dims: _unpermute(g, dims), view=True)
@@ -453,6 +456,8 @@ def _nll_weights(x, target, weight, ignore_index):
 
 
 def _nll_loss(x, target, weight, reduction, ignore_index):
+    if x.ndim == 1 and target.ndim == 1:  # a 1-D input with a 1-D target of size 1: no batch
+        target = target.reshape(())
     moved, safe, w = _nll_weights(x, target, weight, ignore_index)
     picked = np.take_along_axis(moved, safe[..., None], -1)[..., 0]
     losses = -picked * w
@@ -463,6 +468,8 @@ def _nll_loss(x, target, weight, reduction, ignore_index):
 
 
 def _nll_grad(g, ans, x, target, weight, reduction, ignore_index):
+    if x.ndim == 1 and target.ndim == 1:  # PyTorch's forward takes it, its backward does not
+        raise RuntimeError(f"size mismatch (got input: [{x.shape[0]}], target: [1])")
     moved, safe, w = _nll_weights(x, target, weight, ignore_index)
     if reduction == "mean":
         g = g / np.sum(w, dtype=x.dtype)
@@ -497,14 +504,19 @@ def _log_sigmoid(x):
     return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
 
-def _bce_logits(x, y, weight, pos_weight, reduction):
+def _bce_logits(x, y, weight, pos_weight, reduction, out_dtype=None):
+    # out_dtype: the target's dtype when input and target differ (PyTorch's loss is computed in
+    # a buffer made from the target)
     log_sig = _log_sigmoid(x)
     if pos_weight is not None:
         log_sig = log_sig * ((pos_weight - 1) * y + 1)
-    return _reduce(_weighted((1 - y) * x - log_sig, weight), reduction)
+    loss = _weighted((1 - y) * x - log_sig, weight)
+    if out_dtype is not None:
+        loss = loss.astype(out_dtype)
+    return _reduce(loss, reduction)
 
 
-def _bce_logits_grad_x(g, ans, x, y, weight, pos_weight, reduction):
+def _bce_logits_grad_x(g, ans, x, y, weight, pos_weight, reduction, out_dtype=None):
     if pos_weight is None:
         grad = _sigmoid(x) - y
     else:
@@ -514,7 +526,7 @@ def _bce_logits_grad_x(g, ans, x, y, weight, pos_weight, reduction):
     return _mean_scale(_weighted(grad, weight), reduction)
 
 
-def _bce_logits_grad_y(g, ans, x, y, weight, pos_weight, reduction):
+def _bce_logits_grad_y(g, ans, x, y, weight, pos_weight, reduction, out_dtype=None):
     grad = -x if pos_weight is None else _log_sigmoid(-x) - _log_sigmoid(x) * pos_weight
     grad = grad * _unreduce(g, x.shape, reduction)
     return _mean_scale(_weighted(grad, weight), reduction)

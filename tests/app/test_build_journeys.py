@@ -411,3 +411,18 @@ def test_the_selection_and_inspector_survive_the_rerun_of_a_gesture(qtbot, blank
     assert window.inspector.node_id == "t:x"
     assert window.builder.panel.picked == ["x"]
     assert "[1.0, 2.0, 3.0]" in window.console.view.toPlainText()
+
+
+def test_a_form_opens_with_the_typing_in_its_first_field(qtbot, blank):
+    from PySide6.QtWidgets import QApplication
+
+    window = blank
+    window.actions_by_id["build.new_tensor"].trigger()
+    dialog = window.builder.dialog
+    qtbot.waitUntil(dialog.isVisible)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is dialog.name_edit)
+    assert dialog.name_edit.selectedText() == dialog.name_edit.text() != ""
+    qtbot.keyClicks(dialog.name_edit, "w 2")  # a space in a field never presses "Write it"
+    assert dialog.isVisible() and not dialog.ok_button.isEnabled()
+    assert "w 2" in dialog.fields.error("name")
+    dialog.reject()

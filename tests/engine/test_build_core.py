@@ -265,3 +265,14 @@ def test_suggest_name(workspace):
     assert suggest_name("sum", workspace) == "sum1"
     w = describe({"s": 1, "s1": 2}, "s2 = 3\n")
     assert suggest_name("s", w) == "s3"
+
+
+def test_best_matches_puts_the_op_named_by_the_query_first():
+    from engine.build.catalog import best_matches, search
+
+    assert best_matches("sum")[0].id == "sum"  # not add, whose keywords say "sum"
+    assert {op.id for op in best_matches("sum")} == {op.id for op in search("sum")}
+    assert best_matches("mat")[0].id == "matmul"
+    assert best_matches("soft")[0].id == "softmax"
+    assert best_matches("loss")[0].group == "Losses"
+    assert best_matches("") == search("")

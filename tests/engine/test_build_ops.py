@@ -54,38 +54,7 @@ def _is_int(o):
 # PyTorch 2.x; the builder shows the engine's verdict, so these cases differ here too. Each rule:
 # (ops, kinds of difference, predicate over the operands and params, what differs). A rule that
 # no longer matches any difference fails the test (strict): a fix in the engine asks for its removal.
-KNOWN_DIFFERENCES = [
-    ({"norm", "softmax", "log_softmax", "mse_loss", "cross_entropy", "nll_loss",
-      "binary_cross_entropy", "binary_cross_entropy_with_logits"},
-     {"accepts", "wording"},
-     lambda a, b, p: _is_int(a) or (b is not None and _is_int(b) and _is_int(a)),
-     "integer inputs: torch has no integer kernel (NotImplementedError: \"mse_cpu\" not implemented "
-     "for 'Long', linalg.vector_norm's dtype error); the engine computes them"),
-    ({"matmul", "mm", "mv", "dot"}, {"accepts", "wording"}, lambda a, b, p: _dtype(a) != _dtype(b),
-     "matrix products of different dtypes: torch refuses (expected m1 and m2 to have the same "
-     "dtype...), the engine promotes"),
-    ({"mv"}, {"wording"}, lambda a, b, p: _dims(a) != 2 or _dims(b) != 1,
-     "torch.mv of a non-matrix or non-vector: the engine raises IndexError: tuple index out of range"),
-    ({"mv"}, {"accepts"}, lambda a, b, p: _dims(a) == 2 and _dims(b) == 2,
-     "torch.mv(matrix, matrix): torch refuses ('vector + matrix @ vector expected'), the engine computes it"),
-    ({"matmul"}, {"wording"}, lambda a, b, p: max(_dims(a), _dims(b)) >= 3,
-     "batched matmul size errors: torch folds and words them differently"),
-    ({"cat"}, {"wording"}, lambda a, b, p: _dims(a) == 0 or _dims(b) == 0,
-     "cat of a 0-d tensor: torch says 'zero-dimensional tensor (at position i) cannot be concatenated'"),
-    ({"stack"}, {"wording"}, lambda a, b, p: TENSORS[a][0] != TENSORS[b][0] and int(p.get("dim", 0)) > _dims(a),
-     "stack checks dim's range before the shapes in torch, after them in the engine"),
-    ({"nll_loss", "cross_entropy"}, {"wording"}, lambda a, b, p: _dims(a) == 1 and _dims(b) == 1,
-     "1-D input with a longer target: torch's 'For 1D input, 1D target must have size 1'"),
-    ({"cross_entropy"}, {"wording"}, lambda a, b, p: _dims(a) == 0,
-     "cross_entropy of a 0-d input: torch says 'Dimension specified as 1 but tensor has no dimensions'"),
-    ({"binary_cross_entropy_with_logits"}, {"result"}, lambda a, b, p: _dtype(a) != _dtype(b),
-     "binary_cross_entropy_with_logits of float64 input and float32 target: torch's result is float32"),
-    ({"sum", "mean"}, {"accepts", "wording"}, lambda a, b, p: "keepdim" in p and "dim" not in p,
-     "keepdim without dim: torch's TypeError (sum() received an invalid combination of arguments), "
-     "the engine ignores keepdim"),
-    ({"transpose"}, {"refuses"}, lambda a, b, p: _dims(a) == 0,
-     "transpose(0, -1) of a 0-d tensor: torch allows it, numpy's swapaxes does not"),
-]
+KNOWN_DIFFERENCES: list = []
 
 
 def _known_difference(op_id, kind, operands, params):

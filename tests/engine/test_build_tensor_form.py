@@ -271,17 +271,7 @@ def test_new_tensor_raises_for_the_first_bad_field():
     assert info.value.message == "expected sequence of length 1 at dim 1 (got 2)"
 
 
-# The form checks PyTorch's way itself because engine.tensor() words these differently
-# (engine/creation.py follows every element, PyTorch only each first one); strict xfails so the
-# form's private check can go once the engine matches.
-ENGINE_DIFFERS = {"[[1, 2], 3]", "[1, [2]]", "[1.0, [2.0]]", "[True, [False]]",
-                  "[[[1., 2.]], [[3.]]]", "[1, (2,)]", "[9223372036854775808]",
-                  "[-9223372036854775809]"}
-
-
-@pytest.mark.parametrize("text", [
-    pytest.param(t, marks=pytest.mark.xfail(strict=True, reason="engine words it differently"))
-    if t in ENGINE_DIFFERS else t for t in RAGGED if "**" not in t])
+@pytest.mark.parametrize("text", [t for t in RAGGED if "**" not in t])
 def test_engine_tensor_refuses_as_torch(text):
     data = ast.literal_eval(text)
     assert torch_error(lambda: engine.tensor(data)) == torch_error(lambda: torch.tensor(data))
