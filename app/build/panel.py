@@ -477,15 +477,20 @@ class BuildPanel(QWidget):
                 return a
         return "1" if op.scalar_ok else a
 
+    def _default_b_unless_typed(self) -> None:
+        """B follows A and the op (x * x, x + 1) until the user types a B of their own."""
+        if self._b_typed:
+            return
+        self._syncing = True
+        try:
+            self.b_combo.setCurrentText(self._default_b(self.op))
+        finally:
+            self._syncing = False
+
     def _a_changed(self, _text: str) -> None:
         if self._syncing:
             return
-        if not self._b_typed:
-            self._syncing = True
-            try:
-                self.b_combo.setCurrentText(self._default_b(self.op))
-            finally:
-                self._syncing = False
+        self._default_b_unless_typed()
         self._update()
 
     def _b_changed(self, _text: str) -> None:
@@ -504,12 +509,7 @@ class BuildPanel(QWidget):
         op_id = current.data(0, ROLE_OP) if current is not None else None
         self.op = catalog.BY_ID.get(op_id) if op_id else None
         self._build_params()
-        if not self._b_typed:
-            self._syncing = True
-            try:
-                self.b_combo.setCurrentText(self._default_b(self.op))
-            finally:
-                self._syncing = False
+        self._default_b_unless_typed()
         self._update_line()
 
     def _build_params(self) -> None:

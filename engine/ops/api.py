@@ -328,13 +328,18 @@ def _sum_method(self, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
     return _sum(self, dim, keepdim, dtype, axis, True)
 
 
-def _sum(input, dim, keepdim, dtype, axis, method):
+def _reduction_dim(name, dim, keepdim, dtype, axis, method):
+    """sum's and mean's ``dim`` (``axis`` is numpy's spelling) and ``keepdim``, as PyTorch
+    reads them: ``keepdim`` without a ``dim`` matches none of their overloads."""
     if dim is _UNSET:
         dim = _UNSET if axis is None else axis
         if dim is _UNSET and keepdim is not _UNSET:
-            raise _keepdim_without_dim("sum", method, dtype)
-    if keepdim is _UNSET:
-        keepdim = False
+            raise _keepdim_without_dim(name, method, dtype)
+    return dim, (False if keepdim is _UNSET else keepdim)
+
+
+def _sum(input, dim, keepdim, dtype, axis, method):
+    dim, keepdim = _reduction_dim("sum", dim, keepdim, dtype, axis, method)
     extra = _reduction_dtype(dtype)
     if dim is _UNSET:
         return apply(OPS["sum"], input, shape=input._data.shape, **extra)
@@ -359,12 +364,7 @@ def _mean_method(self, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
 
 
 def _mean(input, dim, keepdim, dtype, axis, method):
-    if dim is _UNSET:
-        dim = _UNSET if axis is None else axis
-        if dim is _UNSET and keepdim is not _UNSET:
-            raise _keepdim_without_dim("mean", method, dtype)
-    if keepdim is _UNSET:
-        keepdim = False
+    dim, keepdim = _reduction_dim("mean", dim, keepdim, dtype, axis, method)
     extra = _reduction_dtype(dtype)
     kind = extra["dtype"].kind if extra else input._data.dtype.kind
     if kind != "f":

@@ -15,6 +15,7 @@ import pytest
 
 import engine
 import engine.script
+from build_support import run_torch, torch_error
 from engine.build.edits import BuildError
 from engine.build.scaffolds import (
     OPTIMIZER_KINDS, LoopForm, OptimizerForm, add_optimizer, loop_form_errors,
@@ -23,20 +24,6 @@ from engine.build.scaffolds import (
 from engine.build.workspace import describe
 
 torch = pytest.importorskip("torch")
-
-
-def run_torch(source: str) -> dict:
-    namespace: dict = {}
-    exec(compile(source, "<generated>", "exec"), namespace)
-    return namespace
-
-
-def torch_error(call) -> str:
-    try:
-        call()
-    except Exception as e:  # noqa: BLE001 - the message is what is compared
-        return str(e)
-    raise AssertionError("torch accepted it")
 
 
 def workspace_of(source: str):

@@ -15,6 +15,7 @@ import pytest
 
 import engine
 import engine.script
+from build_support import run_torch, torch_error
 from engine.build.edits import BuildError
 from engine.build.tensor_form import TensorForm, form_errors, new_tensor, tensor_statement
 from engine.build.workspace import Workspace, describe
@@ -22,20 +23,6 @@ from engine.build.workspace import Workspace, describe
 torch = pytest.importorskip("torch")
 
 EMPTY = Workspace.empty()
-
-
-def run_torch(source: str) -> dict:
-    namespace: dict = {}
-    exec(compile(source, "<generated>", "exec"), namespace)
-    return namespace
-
-
-def torch_error(call) -> str:
-    try:
-        call()
-    except Exception as e:  # noqa: BLE001 - the message is what is compared
-        return str(e)
-    raise AssertionError("torch accepted it")
 
 
 def same_tensor(mine, theirs) -> None:
