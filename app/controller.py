@@ -410,7 +410,9 @@ def _build_view_state(session, previous: dict | None) -> dict | None:
         names = session.visible_names()
         graph = build_graph(names, session.last_backward_steps,
                             previous=previous["graph"] if same else None)
-        workspace = describe(names, session.source)
+        # The builder appends at the end of the module: a paused function's locals are not
+        # names that line could use.
+        workspace = describe(session.module_names(), session.source)
     return {
         "workspace": workspace,
         "session": session,

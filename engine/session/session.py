@@ -231,6 +231,15 @@ class Session:
             return visible_names(self.namespace, None)
         return {}
 
+    def module_names(self) -> dict:
+        """The module's own names (no function's locals): what a line appended at the end of
+        the script can use, so what the builder offers."""
+        if self._pause is not None and self.status in (PAUSED, FAILED, STOPPED):
+            return visible_names(self._pause.globals, None)
+        if self.namespace is not None:
+            return visible_names(self.namespace, None)
+        return {}
+
     def snapshot(self, point_index: int | None = None):
         """The ``Snapshot`` at a timeline point (the current one by default); None if evicted."""
         if point_index is None:

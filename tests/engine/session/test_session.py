@@ -478,3 +478,14 @@ def test_commands_after_the_end_do_nothing_and_announce_nothing():
     rec = Recorder(s)
     assert s.step_over() is None and s.continue_() is None and s.next_iteration() is None
     assert rec.events == [] and s.status == "finished"
+
+
+def test_module_names_leave_out_a_paused_functions_locals():
+    s = Session(FUNCTION_AND_LOOP, breakpoints=[2])
+    s.continue_()
+    assert s.position.line == 2
+    assert "a" in s.visible_names()  # the paused frame's local
+    assert "a" not in s.module_names() and "total" in s.module_names()
+    s.continue_()
+    s.run_to_end()
+    assert s.module_names()["total"] == 3
