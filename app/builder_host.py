@@ -125,6 +125,11 @@ class BuilderHost(QObject):
         reason = self.blocked_reason()
         self.panel.set_enabled_reason(reason)
         if reason is None:
+            not_run = self.window.controller.snapshot.status == ctl.IDLE \
+                and bool(self.window.editor.toPlainText().strip())
+            self.panel.set_empty_hint(
+                "the script has not run yet: F5 runs it and lists its tensors (or make one "
+                "with New Tensor…)" if not_run else None)
             self.panel.set_workspace(self.workspace(), self.window.editor.toPlainText())
 
     def _restore_selection(self) -> None:

@@ -94,6 +94,7 @@ class BuildPanel(QWidget):
         # The window may open the forms itself (its menu actions do): set to a callable taking
         # "tensor" | "optimizer" | "loop" and the panel's buttons call it instead.
         self.form_opener = None
+        self.empty_reason = self.NO_TENSORS
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -275,6 +276,13 @@ class BuildPanel(QWidget):
             self._syncing = False
         self._b_typed = False
         self._refresh_operands()
+        self._update()
+
+    NO_TENSORS = "no tensors yet: make one with New Tensor…"
+
+    def set_empty_hint(self, hint: str | None) -> None:
+        """What to say while the workspace has no tensors (None: the plain "make one")."""
+        self.empty_reason = hint or self.NO_TENSORS
         self._update()
 
     def set_enabled_reason(self, reason: str | None) -> None:
@@ -601,8 +609,7 @@ class BuildPanel(QWidget):
             if item is None:
                 continue
             if not has_tensors:
-                verdict = Verdict(False, "no tensors yet: make one with New Tensor…",
-                                  None, None, None, None)
+                verdict = Verdict(False, self.empty_reason, None, None, None, None)
             else:
                 try:
                     operands = self._operands_for(op)
@@ -661,7 +668,8 @@ class BuildPanel(QWidget):
         errors: dict[str, str] = {}
         param_errors: dict[str, str] = {}
         if op is None:
-            self.about.setText("Pick a tensor, then an op: the panel writes its line of PyTorch.")
+            self.about.setText("Pick a tensor, then an op: the panel writes its line of PyTorch."
+                               if self.workspace.tensors else self.empty_reason)
             self.detail.say(None)
             self.preview.setText("")
             self.apply_button.setEnabled(False)

@@ -426,3 +426,19 @@ def test_a_form_opens_with_the_typing_in_its_first_field(qtbot, blank):
     assert dialog.isVisible() and not dialog.ok_button.isEnabled()
     assert "w 2" in dialog.fields.error("name")
     dialog.reject()
+
+
+def test_an_opened_script_that_has_not_run_says_how_to_list_its_tensors(qtbot, make_window):
+    from app.icons import EXAMPLES
+
+    window = make_window(open_demo=False)
+    window.ensure_panels()
+    assert window.open_example(str(EXAMPLES / "09_linear_regression_sgd.gstep"))
+    wait_idle(qtbot, window)
+    panel = window.builder.panel
+    assert "has not run yet" in panel.about.text()
+    window.actions_by_id["debug.run_to_end"].trigger()
+    qtbot.waitUntil(lambda: window.controller.snapshot.status == "finished", timeout=20000)
+    wait_idle(qtbot, window)
+    assert panel.workspace.tensors and "has not run yet" not in panel.about.text()
+    assert panel.workspace.optimizers  # the example's own optimizer, for the loop scaffold
