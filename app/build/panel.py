@@ -282,8 +282,10 @@ class BuildPanel(QWidget):
 
     def set_empty_hint(self, hint: str | None) -> None:
         """What to say while the workspace has no tensors (None: the plain "make one")."""
-        self.empty_reason = hint or self.NO_TENSORS
-        self._update()
+        hint = hint or self.NO_TENSORS
+        if hint != self.empty_reason:
+            self.empty_reason = hint
+            self._update()
 
     def set_enabled_reason(self, reason: str | None) -> None:
         """Disable everything while ``reason`` holds (a script runs, a recorded file...)."""

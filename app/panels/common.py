@@ -196,12 +196,33 @@ class Heatmaps(pg.GraphicsLayoutWidget):
         self.images: dict[str, pg.ImageItem] = {}
         self.level = 1.0
         self.setMinimumHeight(120)
+        self._layout_key = None  # the titles and shapes the plots were laid out for
+        self._bar = None
+        self._pending = None  # what to draw once shown (a panel behind another tab waits)
 
     def show_arrays(self, items: list[tuple[str, np.ndarray | None]], level: float) -> None:
         """Draw ``items`` (title, array or None) on the colour scale [-level, level]."""
         # A real model has hundreds of buffers and a pyqtgraph plot costs ~0.1 s to lay out:
         # draw the first few (the table lists them all) so a step stays interactive.
         items = items[:MAX_HEATMAPS]
+        if not self.isVisible():
+            # Behind another dock's tab: laying out plots nobody sees would cost every step
+            # (and every re-run of the builder) tens of milliseconds. Drawn when shown.
+            self._pending = (items, level)
+            return
+        self._pending = None
+        key = tuple((name, None if array is None else array.shape) for name, array in items)
+        if key == self._layout_key:
+            # The same plots: only the pictures and the scale change (the usual step).
+            for name, array in items:
+                if array is not None:
+                    self.images[name].setImage(pm.as_image(array), levels=(-level, level))
+            if self._bar is not None:
+                self._bar.setLevels(values=(-level, level))
+            self.level = level
+            return
+        self._layout_key = key
+        self._bar = None
         self.clear()
         self.setBackground(self.palette().color(QPalette.ColorRole.Base))  # follows the theme
         self.images = {}
@@ -229,6 +250,12 @@ class Heatmaps(pg.GraphicsLayoutWidget):
                                   width=12, label="shared scale")
             rows = (len(items) + self.columns - 1) // self.columns
             self.addItem(bar, row=0, col=self.columns, rowspan=max(1, rows))
+            self._bar = bar
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().showEvent(event)
+        if self._pending is not None:
+            self.show_arrays(*self._pending)
 
 
 def header(title: str, export: Callable[[], None] | None = None) -> tuple[QHBoxLayout, QLabel]:

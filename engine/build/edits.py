@@ -9,6 +9,7 @@ replacement as one undoable edit and re-runs. Imports are compared by what they 
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import dataclass
 
 from .workspace import names_bound_in
@@ -62,7 +63,10 @@ def _bindings(statements) -> dict[str, str]:
     return bound
 
 
+@functools.lru_cache(maxsize=16)
 def _module_bindings(source: str) -> dict[str, str] | None:
+    # Cached: the palette spells 50-odd ops against the same text on every refresh. Callers
+    # only read the dict.
     tree = _parse(source)
     return None if tree is None else _bindings(tree.body)
 

@@ -7,6 +7,7 @@ so it reads metadata only (shapes, flags, node names) and never copies an array.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -157,6 +158,7 @@ def _optimizer_params(optimizer, name_of: dict) -> tuple[str, ...]:
     return tuple(names)
 
 
+@functools.lru_cache(maxsize=16)  # the same text is asked about many times per refresh
 def names_bound_in(source: str) -> frozenset:
     """Every name the script binds at any depth; empty when it does not parse."""
     if not source:

@@ -258,3 +258,35 @@ def test_the_change_highlight_survives_the_same_pause_published_again(qtbot, con
     controller.state_changed.emit(controller.snapshot)  # e.g. the graph arrived for this pause
     assert panel.row("w").changed
     assert panel.item("w").background(0).color().name() == "#fff1b8"
+
+
+def test_heatmaps_redraw_in_place_and_wait_while_hidden(qtbot):
+    from app.panels.common import Heatmaps
+
+    grid = Heatmaps()
+    qtbot.addWidget(grid)
+    grid.show()
+    qtbot.waitExposed(grid)
+    first = np.array([[1.0, -1.0]], dtype=np.float32)
+    grid.show_arrays([("w", first), ("b", None)], 2.0)
+    plots = grid.ci.items.copy()
+    image = grid.images["w"]
+    second = np.array([[0.5, 0.25]], dtype=np.float32)
+    grid.show_arrays([("w", second), ("b", None)], 4.0)  # same titles and shapes
+    assert grid.images["w"] is image and grid.ci.items.keys() == plots.keys()
+    np.testing.assert_array_equal(image.image, pm_image(second))
+    assert tuple(image.getLevels()) == (-4.0, 4.0) and grid.level == 4.0
+    grid.show_arrays([("w", np.zeros((2, 2), np.float32))], 1.0)  # a new layout: new plots
+    assert grid.images["w"] is not image
+
+    grid.hide()
+    grid.show_arrays([("v", first)], 1.0)
+    assert "v" not in grid.images  # nobody sees it: nothing is laid out
+    grid.show()
+    qtbot.waitUntil(lambda: "v" in grid.images)
+
+
+def pm_image(array):
+    from engine.session import panels_model as pm
+
+    return pm.as_image(array)
