@@ -276,3 +276,23 @@ def test_best_matches_puts_the_op_named_by_the_query_first():
     assert best_matches("soft")[0].id == "softmax"
     assert best_matches("loss")[0].group == "Losses"
     assert best_matches("") == search("")
+
+
+def test_cached_verdicts_follow_the_layout_not_the_names():
+    import engine.script
+    from engine.build.check import check_op
+    from engine.build.workspace import describe
+
+    def ws(src):
+        return describe(engine.script.run("import torch\n" + src), src)
+
+    square = ws("a = torch.zeros(2, 3)\nb = torch.zeros(3, 2)\n")
+    assert check_op("mm", ["a", "b"], {}, square).ok
+    same_names = ws("a = torch.zeros(2, 3)\nb = torch.zeros(2, 3)\n")
+    refused = check_op("mm", ["a", "b"], {}, same_names)
+    assert not refused.ok and "cannot be multiplied" in refused.reason
+    grad = ws("a = torch.zeros(2, 3, requires_grad=True)\nb = torch.zeros(3, 2)\n")
+    assert check_op("mm", ["a", "b"], {}, grad).grad_fn == "MmBackward0"
+    assert check_op("mm", ["a", "b"], {}, square).grad_fn is None
+    assert check_op("sum", ["a"], {"dim": "1"}, square).shape == (2,)
+    assert check_op("sum", ["a"], {"dim": "0"}, square).shape == (3,)
