@@ -45,6 +45,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
       "Edit"),
     A("build.new_tensor", "New &Tensor…", "Ctrl+T", "", "build_new_tensor", "Build",
       tip="Write a line that creates a tensor: values or shape, dtype, requires_grad"),
+    A("build.new_layer", "New La&yer…", "Ctrl+Shift+T", "", "build_new_layer", "Build",
+      tip="Write a line that creates an nn.Linear layer or an MLP (nn.Sequential)"),
     A("build.apply_op", "&Apply an Op…", "Ctrl+K", "", "build_apply_op", "Build",
       tip="Pick an op for the selected tensors from the palette"),
     A("build.add_optimizer", "Add an &Optimizer…", "", "", "build_add_optimizer", "Build",

@@ -71,9 +71,10 @@ class BuilderHost(QObject):
         panel.setObjectName("buildPanel")
         panel.edit_requested.connect(self.apply)
         panel.selection_changed.connect(self._panel_selected)
-        # The panel's New Tensor / Add Optimizer / Training Loop buttons open the same forms
-        # as the Build menu, so one place checks whether building is possible.
-        openers = {"tensor": self.new_tensor, "optimizer": self.add_optimizer,
+        # The panel's New Tensor / New Layer / Add Optimizer / Training Loop buttons open the
+        # same forms as the Build menu, so one place checks whether building is possible.
+        openers = {"tensor": self.new_tensor, "layer": self.new_layer,
+                   "optimizer": self.add_optimizer,
                    "loop": self.training_loop}
         panel.form_opener = lambda kind: openers[kind]()
         self.panel = panel
@@ -239,6 +240,11 @@ class BuilderHost(QObject):
         from .build.tensor_dialog import NewTensorDialog
 
         self._open_form(NewTensorDialog)
+
+    def new_layer(self) -> None:
+        from .build.layer_dialog import NewLayerDialog
+
+        self._open_form(NewLayerDialog)
 
     def add_optimizer(self) -> None:
         from .build.optimizer_dialog import OptimizerDialog

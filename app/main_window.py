@@ -505,6 +505,9 @@ class MainWindow(QMainWindow):
     def build_new_tensor(self) -> None:
         self.builder.new_tensor()
 
+    def build_new_layer(self) -> None:
+        self.builder.new_layer()
+
     def build_apply_op(self) -> None:
         self.builder.show_palette()
 
@@ -797,8 +800,8 @@ class MainWindow(QMainWindow):
         a["debug.pause"].setEnabled(busy)
         a["debug.run_to_end"].setEnabled(not busy)
         can_build = self.builder.blocked_reason() is None
-        for key in ("build.new_tensor", "build.apply_op", "build.add_optimizer",
-                    "build.training_loop"):
+        for key in ("build.new_tensor", "build.new_layer", "build.apply_op",
+                    "build.add_optimizer", "build.training_loop"):
             a[key].setEnabled(can_build)
 
     def _update_title(self) -> None:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from engine.build import catalog
 from engine.build.check import Verdict, apply_op, check_op, op_expression, parse_param
 from engine.build.edits import BuildError
+from engine.build.modules import apply_module_call, module_call_verdict
 from engine.build.names import name_problem, suggest_name
 from engine.build.workspace import Workspace
 
@@ -29,6 +30,9 @@ from .form_widgets import ErrorLabel, FieldForm, PreviewLabel, mono_font
 
 ROLE_OP = Qt.ItemDataRole.UserRole
 ROLE_NAME = Qt.ItemDataRole.UserRole
+
+MODULES_GROUP = "Modules"  # the palette's last group: a call of each module of the script
+MODULE_OP_PREFIX = "module:"
 
 # A binary op's second operand when one tensor is picked: what a learner expects to read.
 DEFAULT_NUMBER = {"add": "1", "sub": "1", "div": "2", "pow": "2", "rsub": "1"}
@@ -48,10 +52,29 @@ def verdict_text(verdict: Verdict) -> str:
     """``→ float32[3] · MulBackward0`` for a valid op; its reason otherwise."""
     if not verdict.ok:
         return verdict.reason or "not valid here"
+    if verdict.shape is None and verdict.reason:  # valid, but not dry-run ("not checked: ...")
+        return verdict.reason
     shape = tuple(verdict.shape or ())
     label = f"{verdict.dtype}[{', '.join(map(str, shape))}]" if shape else f"{verdict.dtype} scalar"
     node = f" · {verdict.grad_fn}" if verdict.grad_fn else ""
     return f"→ {label}{node}"
+
+
+def module_op(name: str, kind: str) -> catalog.OpSpec:
+    """The palette's row for calling module ``name`` (``model(a)``): one operand, A."""
+    return catalog.OpSpec(
+        id=f"{MODULE_OP_PREFIX}{name}", title=f"{name}(a)", group=MODULES_GROUP, arity=1,
+        scalar_ok=False, template=f"{name}({{a}})", stem="out",
+        keywords=(name, kind, "module", "layer", "nn", "forward", "call"),
+        doc=f"call the script's {kind} {name} on A (its forward pass)")
+
+
+def is_module_op(op) -> bool:
+    return op is not None and op.id.startswith(MODULE_OP_PREFIX)
+
+
+def module_name_of(op) -> str:
+    return op.id[len(MODULE_OP_PREFIX):]
 
 
 def parse_number(text: str):
@@ -90,9 +113,11 @@ class BuildPanel(QWidget):
         self.param_editors: dict[str, QWidget] = {}
         self._reason: str | None = None
         self._cache: dict = {}  # (op id, operands, params) -> Verdict, for this workspace
+        self._module_ops: dict[str, catalog.OpSpec] = {}  # op id -> the call of a module
+        self._module_rows: tuple = ()  # ((name, class name), ...) the Modules group shows
         self.dialog = None  # the open form, if any
         # The window may open the forms itself (its menu actions do): set to a callable taking
-        # "tensor" | "optimizer" | "loop" and the panel's buttons call it instead.
+        # "tensor" | "layer" | "optimizer" | "loop" and the panel's buttons call it instead.
         self.form_opener = None
         self.empty_reason = self.NO_TENSORS
 
@@ -123,15 +148,21 @@ class BuildPanel(QWidget):
         buttons.setSpacing(4)
         self.new_tensor_button = QPushButton("New Tensor…")
         self.new_tensor_button.setObjectName("build_new_tensor")
+        self.new_layer_button = QPushButton("New Layer…")
+        self.new_layer_button.setObjectName("build_new_layer")
+        self.new_layer_button.setToolTip("An nn.Linear layer or an MLP (nn.Sequential); call it "
+                                         "from the Modules group")
         self.optimizer_button = QPushButton("Add Optimizer…")
         self.optimizer_button.setObjectName("build_add_optimizer")
         self.loop_button = QPushButton("Training Loop…")
         self.loop_button.setObjectName("build_training_loop")
-        for button in (self.new_tensor_button, self.optimizer_button, self.loop_button):
+        for button in (self.new_tensor_button, self.new_layer_button, self.optimizer_button,
+                       self.loop_button):
             button.setSizePolicy(QSizePolicy.Policy.Minimum, QSizePolicy.Policy.Fixed)
             buttons.addWidget(button)
         buttons.addStretch(1)
         self.new_tensor_button.clicked.connect(lambda: self._open_dialog("tensor"))
+        self.new_layer_button.clicked.connect(lambda: self._open_dialog("layer"))
         self.optimizer_button.clicked.connect(lambda: self._open_dialog("optimizer"))
         self.loop_button.clicked.connect(lambda: self._open_dialog("loop"))
         body.addLayout(buttons)
@@ -256,6 +287,7 @@ class BuildPanel(QWidget):
         self.source = source or ""
         self._cache = {}
         self._build_tree_spellings()
+        self._sync_module_items()
         self.picked = [n for n in self.picked if n in self.workspace.tensors]
         self._fill_list()
         self._refresh_operands()
@@ -341,7 +373,11 @@ class BuildPanel(QWidget):
             params = self.params()
             operands = self._checked_operands()
             name = self.name_edit.text().strip()
-            edit = apply_op(self.source, self.workspace, self.op, operands, params, name)
+            if is_module_op(self.op):
+                edit = apply_module_call(self.source, self.workspace, module_name_of(self.op),
+                                         operands[0] if operands else "", name)
+            else:
+                edit = apply_op(self.source, self.workspace, self.op, operands, params, name)
         except BuildError as exc:
             self._show_build_error(exc)
             return
@@ -387,6 +423,16 @@ class BuildPanel(QWidget):
             item.setFont(0, mono_font())
             item.setToolTip(0, f"{op.title}: {op.doc}" if getattr(op, "doc", "") else op.title)
             self._op_items[op.id] = item
+        modules = QTreeWidgetItem([MODULES_GROUP, ""])  # filled by _sync_module_items
+        modules.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        font = modules.font(0)
+        font.setBold(True)
+        modules.setFont(0, font)
+        self.op_tree.addTopLevelItem(modules)
+        modules.setFirstColumnSpanned(True)
+        modules.setToolTip(0, "Call a module of the script on A: out = model(a)")
+        modules.setHidden(True)
+        self._group_items[MODULES_GROUP] = modules
         self.op_tree.expandAll()
         self.op_tree.header().setStretchLastSection(True)
 
@@ -396,6 +442,45 @@ class BuildPanel(QWidget):
             item = self._op_items.get(op.id)
             if item is not None:
                 item.setText(0, self._spelling(op))
+
+    def _sync_module_items(self) -> None:
+        """The Modules group lists the workspace's modules (rebuilt only when they change)."""
+        rows = tuple((name, kind) for name, kind in self.workspace.modules.items()
+                     if isinstance(name, str) and name.isidentifier())
+        if rows == self._module_rows:
+            return
+        self._module_rows = rows
+        group = self._group_items[MODULES_GROUP]
+        current = self.op.id if self.op is not None else None
+        blocker = self.op_tree.blockSignals(True)
+        try:
+            for op_id in self._module_ops:
+                self._op_items.pop(op_id, None)
+            group.takeChildren()
+            self._module_ops = {}
+            for name, kind in rows:
+                op = module_op(name, kind)
+                item = QTreeWidgetItem(group, [op.title, ""])
+                item.setData(0, ROLE_OP, op.id)
+                item.setFont(0, mono_font())
+                item.setToolTip(0, f"{op.title}: {op.doc}")
+                self._op_items[op.id] = item
+                self._module_ops[op.id] = op
+            group.setExpanded(True)
+            if is_module_op(self.op):
+                if current in self._module_ops:
+                    self.op = self._module_ops[current]
+                    self.op_tree.setCurrentItem(self._op_items[current])
+                else:
+                    self.op = None
+                    self.op_tree.setCurrentItem(None)
+        finally:
+            self.op_tree.blockSignals(blocker)
+        self._filter_ops(self.search.text())
+
+    def _all_ops(self) -> list:
+        """The catalog's ops, then the calls of the script's modules: display order."""
+        return [*catalog.CATALOG, *self._module_ops.values()]
 
     def _spelling(self, op) -> str:
         """How the op reads in code, on placeholders: ``a * b``, ``F.mse_loss(a, b)``."""
@@ -517,7 +602,7 @@ class BuildPanel(QWidget):
 
     def _op_changed(self, current, _previous=None) -> None:
         op_id = current.data(0, ROLE_OP) if current is not None else None
-        self.op = catalog.BY_ID.get(op_id) if op_id else None
+        self.op = (catalog.BY_ID.get(op_id) or self._module_ops.get(op_id)) if op_id else None
         self._build_params()
         self._default_b_unless_typed()
         self._update_line()
@@ -592,6 +677,9 @@ class BuildPanel(QWidget):
 
     def _dry_run(self, op, operands, params) -> Verdict:
         try:
+            if is_module_op(op):
+                operand = operands[0] if len(operands) == 1 else ""
+                return module_call_verdict(module_name_of(op), operand, self.workspace)
             return check_op(op, operands, params or {}, self.workspace)
         except BuildError as exc:
             return Verdict(False, exc.message, None, None, None, None)
@@ -606,7 +694,7 @@ class BuildPanel(QWidget):
         grey = QBrush(self.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.Text))
         has_tensors = bool(self.workspace.tensors)
         self.verdicts = {}
-        for op in catalog.CATALOG:
+        for op in self._all_ops():
             item = self._op_items.get(op.id)
             if item is None:
                 continue
@@ -732,6 +820,12 @@ class BuildPanel(QWidget):
     def _filter_ops(self, text: str) -> None:
         query = text.strip()
         ids = {op.id for op in catalog.search(query)} if query else set(self._op_items)
+        if query:
+            words = query.lower().split()
+            for op in self._module_ops.values():
+                haystack = " ".join((op.title, op.group, *op.keywords)).lower()
+                if all(w in haystack for w in words):
+                    ids.add(op.id)
         for group, parent in self._group_items.items():
             shown = 0
             for i in range(parent.childCount()):
@@ -753,6 +847,7 @@ class BuildPanel(QWidget):
         if not shown:
             return
         ranked = [op.id for op in catalog.best_matches(self.search.text())]
+        ranked += list(self._module_ops)
         shown = [op_id for op_id in ranked if op_id in shown] or shown
         valid = [op_id for op_id in shown if self.verdicts.get(op_id) is not None
                  and self.verdicts[op_id].ok]
@@ -786,11 +881,12 @@ class BuildPanel(QWidget):
         dialog.open()
 
     def make_dialog(self, which: str):
+        from .layer_dialog import NewLayerDialog
         from .loop_dialog import TrainingLoopDialog
         from .optimizer_dialog import OptimizerDialog
         from .tensor_dialog import NewTensorDialog
 
-        cls = {"tensor": NewTensorDialog, "optimizer": OptimizerDialog,
+        cls = {"tensor": NewTensorDialog, "layer": NewLayerDialog, "optimizer": OptimizerDialog,
                "loop": TrainingLoopDialog}[which]
         return cls(self.workspace, self.source, self)
 

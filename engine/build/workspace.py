@@ -59,11 +59,37 @@ class OptimizerInfo:
 
 
 @dataclass(frozen=True)
+class ModuleSpec:
+    """A module's structure, enough to build a fresh one for a dry run (``engine.build.modules``).
+
+    ``kind`` is the class name (``Linear``, ``Sequential``, ``ReLU``...), ``args`` its
+    constructor's arguments as ``(name, value)`` pairs (a Linear's include its ``dtype``),
+    ``children`` a Sequential's specs. Hashable: verdicts are cached by it.
+    """
+
+    kind: str
+    args: tuple = ()
+    children: tuple = ()
+
+    def arg(self, name: str, default=None):
+        return dict(self.args).get(name, default)
+
+    def walk(self):
+        """This spec and every spec inside it."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+@dataclass(frozen=True)
 class Workspace:
     tensors: dict = field(default_factory=dict)  # name -> TensorInfo, in the namespace's order
     optimizers: dict = field(default_factory=dict)  # name -> OptimizerInfo
     modules: dict = field(default_factory=dict)  # name -> the module's class name
     taken: frozenset = frozenset()
+    # name -> ModuleSpec, or None for a module the builder cannot rebuild (the script's own
+    # class, one with hooks): its calls are written unchecked
+    module_specs: dict = field(default_factory=dict)
 
     @classmethod
     def empty(cls) -> "Workspace":
@@ -79,6 +105,7 @@ def describe(namespace: dict, source: str = "") -> Workspace:
     name_of = {id(n.tensor): info.name for n, info in zip(named, infos)}
     optimizers: dict[str, OptimizerInfo] = {}
     modules: dict[str, str] = {}
+    module_specs: dict = {}
     for key, value in list(namespace.items()):
         if not isinstance(key, str) or key.startswith("__"):
             continue
@@ -86,8 +113,9 @@ def describe(namespace: dict, source: str = "") -> Workspace:
             optimizers[key] = OptimizerInfo(key, type(value).__name__, _optimizer_params(value, name_of))
         elif _is_module(value):
             modules[key] = type(value).__name__
+            module_specs[key] = module_spec(value)
     taken = frozenset(k for k in namespace if isinstance(k, str)) | names_bound_in(source)
-    return Workspace(tensors, optimizers, modules, taken)
+    return Workspace(tensors, optimizers, modules, taken, module_specs)
 
 
 _NUMBERED_SUBMODULE = re.compile(r"\.(\d+)(?=[.\[]|$)")
@@ -146,6 +174,52 @@ def _is_optimizer(value) -> bool:
 
 def _is_module(value) -> bool:
     return not isinstance(value, type) and callable(getattr(value, "named_parameters", None))
+
+
+# The engine's module classes a spec can rebuild, with the attributes their constructors take.
+_SPEC_ATTRS = {
+    "Identity": (), "Tanh": (), "Sigmoid": (),
+    "ReLU": ("inplace",), "SiLU": ("inplace",), "LeakyReLU": ("negative_slope", "inplace"),
+    "ELU": ("alpha", "inplace"), "GELU": ("approximate",), "Softplus": ("beta", "threshold"),
+    "Softmax": ("dim",), "LogSoftmax": ("dim",), "Flatten": ("start_dim", "end_dim"),
+}
+_MAX_SPEC_DEPTH = 32
+_DROPOUTS = frozenset({"Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout",
+                       "FeatureAlphaDropout"})
+
+
+def module_spec(module, _depth: int = 0) -> ModuleSpec | None:
+    """The structure of ``module`` (see ``ModuleSpec``), or None when it is not built only of
+    the engine's own Linear, Sequential, activations, Flatten, Identity and Dropout (a class the
+    script defines has its own ``forward``; hooks could change anything). Reads attributes only."""
+    from .. import nn
+
+    cls = type(module)
+    if cls.__name__ in _DROPOUTS:  # random: never dry-run, whatever it is built of
+        return ModuleSpec("Dropout", (("p", getattr(module, "p", None)),))
+    if not cls.__module__.startswith("engine.nn.") or _depth > _MAX_SPEC_DEPTH:
+        return None
+    if getattr(module, "_forward_hooks", None) or getattr(module, "_forward_pre_hooks", None):
+        return None
+    try:
+        if cls is nn.Linear:
+            weight = module.weight
+            return ModuleSpec("Linear", (("in_features", int(module.in_features)),
+                                         ("out_features", int(module.out_features)),
+                                         ("bias", module.bias is not None),
+                                         ("dtype", weight._data.dtype.name),
+                                         ("weight_shape", tuple(weight._data.shape))))
+        if cls is nn.Sequential:
+            children = tuple(module_spec(child, _depth + 1) for child in module)
+            if any(c is None for c in children):
+                return None
+            return ModuleSpec("Sequential", (), children)
+        attrs = _SPEC_ATTRS.get(cls.__name__)
+        if attrs is not None and cls is getattr(nn, cls.__name__, None):
+            return ModuleSpec(cls.__name__, tuple((a, getattr(module, a)) for a in attrs))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return None
 
 
 def _optimizer_params(optimizer, name_of: dict) -> tuple[str, ...]:
