@@ -316,6 +316,10 @@ class BuilderHost(QObject):
             new_tensor.setObjectName("graphMenu.new_tensor")
             new_tensor.setEnabled(reason is None)
             new_tensor.triggered.connect(self.new_tensor)
+            new_layer = menu.addAction("New Layer…")
+            new_layer.setObjectName("graphMenu.new_layer")
+            new_layer.setEnabled(reason is None)
+            new_layer.triggered.connect(self.new_layer)
             if window.graph_view.selected_ids():
                 apply_op = menu.addAction("Apply an Op…")
                 apply_op.setEnabled(reason is None)

@@ -442,3 +442,14 @@ def test_an_opened_script_that_has_not_run_says_how_to_list_its_tensors(qtbot, m
     wait_idle(qtbot, window)
     assert panel.workspace.tensors and "has not run yet" not in panel.about.text()
     assert panel.workspace.optimizers  # the example's own optimizer, for the loop scaffold
+
+
+def test_the_graphs_background_menu_makes_tensors_and_layers(qtbot, blank):
+    window = blank
+    menu = window.builder.context_menu("", None)
+    names = {a.objectName(): a for a in menu.actions()}
+    assert names["graphMenu.new_tensor"].isEnabled() and names["graphMenu.new_layer"].isEnabled()
+    names["graphMenu.new_layer"].trigger()
+    qtbot.waitUntil(lambda: window.builder.dialog is not None and window.builder.dialog.isVisible())
+    assert type(window.builder.dialog).__name__ == "NewLayerDialog"
+    window.builder.dialog.reject()
