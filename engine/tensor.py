@@ -16,8 +16,31 @@ _new = object.__new__
 _backward = None  # autograd.functional.backward, bound on first use (a circular import)
 
 
-class Tensor:
+TENSOR_TYPES: set = set()  # Tensor and its subclasses (Parameter...), filled by _TensorMeta
+
+
+class _TensorMeta(type):
+    """Tensor's metaclass, only so that the class prints as PyTorch's does: ``type(x)`` shows
+    ``<class 'torch.Tensor'>`` (``torch.nn.parameter.Parameter`` for Parameter). ``__module__``
+    stays the engine's (the script interpreter's safety policy keys on it). A class that does not
+    set ``_torch_class_name`` itself (a subclass made elsewhere) prints as Python prints it."""
+
+    def __init__(cls, name, bases, namespace, **kw) -> None:
+        super().__init__(name, bases, namespace, **kw)
+        # ``isinstance(v, Tensor)`` with a metaclass takes CPython's slow path (a call of
+        # ``type.__instancecheck__``) whenever ``v`` is not exactly a Tensor: hot paths test
+        # ``v.__class__ in TENSOR_TYPES`` instead, which every Tensor class joins here.
+        TENSOR_TYPES.add(cls)
+
+    def __repr__(cls) -> str:
+        name = cls.__dict__.get("_torch_class_name")
+        return type.__repr__(cls) if name is None else f"<class '{name}'>"
+
+
+class Tensor(metaclass=_TensorMeta):
     """A multi-dimensional array that can record the operations applied to it."""
+
+    _torch_class_name = "torch.Tensor"
 
     __slots__ = (
         "_data",
@@ -31,6 +54,7 @@ class Tensor:
         "_hooks",
         "_accumulator",
         "_is_param",
+        "_multi_view",
         "__weakref__",
     )
 
@@ -61,6 +85,9 @@ class Tensor:
         self._hooks = None
         self._accumulator = None
         self._is_param = False
+        # True for an output of a function that returns several views (unbind: iterating a
+        # tensor), and for views of it: PyTorch refuses in-place writes into those
+        self._multi_view = False
 
     @staticmethod
     def _wrap(array: np.ndarray) -> "Tensor":
@@ -79,6 +106,7 @@ class Tensor:
         t._hooks = None
         t._accumulator = None
         t._is_param = False
+        t._multi_view = False
         return t
 
     # -- autograd metadata -------------------------------------------------------------------------
@@ -304,9 +332,10 @@ class Tensor:
         return self._data.shape[0]
 
     def __iter__(self):
+        # PyTorch iterates ``self.unbind(0)``: one UnbindBackward0 node, outputs 0..n-1
         if self._data.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self._data.shape[0]))
+        return iter(_api.unbind(self, 0))
 
     def __bool__(self) -> bool:
         if self._data.size != 1:

@@ -86,7 +86,14 @@ def backward_steps(
     alone. Returns (as the generator's value) the list of captured gradients.
     """
     deps, pending, ready, counter = start_pass(roots, root_grads)
-    captured = [None] * (len(capture) if capture else 0)
+    # What PyTorch's version counters of gradients would read (see ``GradVersions``)
+    gv = GradVersions(root_grads)
+    if capture:
+        captured = _Captured([None] * len(capture))
+        captured.versions = [0] * len(captured)
+        captured.gv = gv
+    else:
+        captured = []
     index = 0
     prev_enabled = grad_state.enabled
     grad_state.enabled = False  # the backward pass itself records nothing
@@ -103,17 +110,20 @@ def backward_steps(
                     slot = capture.get((fn, nr))
                     if slot is not None:
                         captured[slot] = grads[nr]
+                        captured.versions[slot] = gv.version(grads[nr])
             leaf_writes = ()
             if fn.__class__ is AccumulateGrad:
                 out = ()
                 if accumulate and grads[0] is not None:
-                    leaf_writes = _accumulate(fn.variable, grads[0])
+                    leaf_writes = _accumulate(fn.variable, grads[0], gv)
             else:
                 if fn.retained is not None:
                     _write_retained(fn, grads)
                 out = fn.apply(grads)
                 if grad_state.anomaly:
                     _check_anomaly(fn, out)
+                if len(out) == 2 and out[0] is out[1] and out[0] is not None:
+                    gv.share(out[0])  # one gradient sent along two edges (``x + x``)
                 i = 0
                 for nxt, nr in fn.next_functions:
                     if nxt is None:
@@ -126,7 +136,7 @@ def backward_steps(
                         buf = pending[nxt] = [None] * nxt.num_outputs
                     if g is not None:
                         prev = buf[nr]
-                        buf[nr] = g if prev is None else prev + g
+                        buf[nr] = g if prev is None else gv.add(prev, g)
                     left = deps[nxt] - 1
                     deps[nxt] = left
                     if left == 0:
@@ -150,6 +160,118 @@ def backward_steps(
     finally:
         grad_state.enabled = prev_enabled
     return captured
+
+
+class _Captured(list):
+    """``autograd.grad``'s captured gradients, with the version PyTorch's tensors would have."""
+
+    __slots__ = ("versions", "gv")
+
+
+class GradVersions:
+    """The version counters PyTorch's gradient tensors would have after a backward pass.
+
+    PyTorch's engine sums two gradients arriving at one input in place when it holds the only
+    reference to one of them and its memory is dense (version + 1), out of place otherwise (a new
+    tensor, version 0); AccumulateGrad makes ``.grad`` the incoming gradient itself when it may
+    steal it (the only reference, laid out as the parameter: then ``.grad`` keeps its version), a
+    copy made with ``copy_`` otherwise (version 1). Root gradients are referenced by the caller
+    too, and a gradient sent along two edges by the node that made it is shared. Only gradients
+    summed in place are remembered (with a reference, so their ids stay theirs); others read 0.
+    Cheap when nothing is summed: one object per pass, a few checks per leaf.
+    """
+
+    __slots__ = ("roots", "shared", "summed")
+
+    def __init__(self, root_grads=()) -> None:
+        self.roots = root_grads  # the caller's arrays (a list, usually of one)
+        self.shared = None  # {id: array} sent along two edges
+        self.summed = None  # {id: (array, version)} summed in place
+
+    def share(self, a) -> None:
+        if self.shared is None:
+            self.shared = {}
+        self.shared[id(a)] = a
+
+    def _is_shared(self, a) -> bool:
+        base = a.base
+        for r in self.roots:
+            if r is a or (base is not None and r is base):
+                return True
+        shared = self.shared
+        return shared is not None and (id(a) in shared or (base is not None and id(base) in shared))
+
+    def owned(self, a) -> bool:
+        """Whether PyTorch would hold the only reference to this gradient (dense memory)."""
+        if a.__class__ is not np.ndarray:
+            return isinstance(a, np.generic)  # a numpy scalar (0-d math): always a new value
+        if self._is_shared(a):
+            return False
+        flags = a.flags
+        if not (flags.c_contiguous or flags.f_contiguous):
+            return False
+        for n, st in zip(a.shape, a.strides):
+            if st == 0 and n > 1:
+                return False
+        return True
+
+    def version(self, a) -> int:
+        summed = self.summed
+        if summed is None or a is None:
+            return 0
+        entry = summed.get(id(a))
+        if entry is None and a.__class__ is np.ndarray and a.base is not None:
+            entry = summed.get(id(a.base))  # a view shares its base's counter
+            if entry is not None and entry[0] is not a.base:
+                entry = None
+        elif entry is not None and entry[0] is not a:
+            entry = None
+        return 0 if entry is None else entry[1]
+
+    def add(self, prev, g):
+        out = prev + g
+        if self.owned(prev):
+            v = self.version(prev) + 1
+        elif self.owned(g):
+            v = self.version(g) + 1
+        else:
+            return out  # a new tensor: version 0
+        if self.summed is None:
+            self.summed = {}
+        self.summed[id(out)] = (out, v)
+        return out
+
+    def first_grad_version(self, g, variable) -> int:
+        """The version of ``.grad`` when AccumulateGrad first writes ``g`` into it."""
+        if g.__class__ is np.ndarray and g.base is None and g.strides == variable.strides:
+            # the common case: a new array (it owns its memory, so it is dense) laid out as the
+            # variable (the backward loop already gave it the variable's shape): kept, unless it
+            # is the caller's
+            for r in self.roots:
+                if r is g:
+                    return 1
+            shared = self.shared
+            if shared is not None and id(g) in shared:
+                return 1
+            return 0 if self.summed is None else self.version(g)
+        if not self.owned(g) or not _obeys_layout(g, variable):
+            return 1  # copied: ``new_empty_strided(...).copy_(g)``
+        return self.version(g)
+
+
+def _obeys_layout(g, variable) -> bool:
+    """PyTorch's ``obeys_layout_contract``: the gradient's strides are the variable's (ignoring
+    dimensions of size 1, which must not be broadcast)."""
+    if g.shape != variable.shape:
+        return False
+    gi, vi = g.itemsize, variable.itemsize
+    for n, gs, vs in zip(g.shape, g.strides, variable.strides):
+        if n != 1:
+            if gs // gi != vs // vi:
+                return False
+        elif gs == 0:
+            return False
+    return True
 
 
 _Tensor = None
@@ -179,21 +301,23 @@ def _run_pre_hooks(fn, grads):
 
 
 def _write_retained(fn, grads) -> None:
+    # PyTorch's retain_grad hook: a clone the first time, then ``grad + new`` out of place (a new
+    # tensor each time, version 0)
     Tensor = _tensor_cls()
     for nr, ref in fn.retained.items():
         t = ref()
         g = grads[nr]
         if t is None or g is None:
             continue
-        if t.grad is None:
+        if t._grad is None:
             t.grad = Tensor._wrap(np.array(g, dtype=t._data.dtype, copy=True))
         else:
-            np.add(t.grad._data, g, out=t.grad._data, casting="unsafe")
-            t.grad._version.value += 1
+            t.grad = Tensor._wrap((t._grad._data + g).astype(t._data.dtype, copy=False))
 
 
-def _accumulate(leaf, g):
-    """Add ``g`` into ``leaf.grad`` after the leaf's hooks; returns the write for the step record."""
+def _accumulate(leaf, g, gv=None):
+    """Add ``g`` into ``leaf.grad`` after the leaf's hooks; returns the write for the step record.
+    ``gv`` (a ``GradVersions``) gives a first ``.grad`` PyTorch's version."""
     Tensor = _tensor_cls()
     if leaf._hooks:
         for hook in list(leaf._hooks):
@@ -206,6 +330,10 @@ def _accumulate(leaf, g):
     if grad is None:
         data = leaf._data
         new = Tensor._wrap(np.array(g, dtype=data.dtype, copy=True))
+        if gv is not None:
+            v = gv.first_grad_version(g, data)
+            if v:
+                new._version.value = v
         if new._data.shape == data.shape and leaf.grad_fn is None:
             leaf._grad = new  # what the setter's checks (shape, dtype) would let through
         else:

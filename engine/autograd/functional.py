@@ -127,10 +127,10 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 def _backward_into(tensors, grad_tensors, retain_graph, inputs, create_graph=False):
     """``backward(inputs=...)``: gradients accumulate only into the listed tensors."""
-    grads = grad(tensors, inputs, grad_tensors, retain_graph=retain_graph, allow_unused=True,
-                 create_graph=create_graph)
+    grads, first_versions = _grad(tensors, inputs, grad_tensors, retain_graph=retain_graph,
+                                  allow_unused=True, create_graph=create_graph)
     Tensor = _tensor_cls()
-    for t, g in zip(inputs, grads):
+    for t, g, first in zip(inputs, grads, first_versions):
         if g is None:
             continue
         if create_graph:  # the gradient keeps its graph; sums are out of place
@@ -138,13 +138,22 @@ def _backward_into(tensors, grad_tensors, retain_graph, inputs, create_graph=Fal
             continue
         if t._grad is None:
             t._grad = Tensor._wrap(g._data.copy())
+            t._grad._version.value = first  # as AccumulateGrad's (stolen or copied)
         else:
             np.add(t._grad._data, g._data, out=t._grad._data, casting="unsafe")
+            t._grad._version.value += 1
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of ``outputs`` with respect to ``inputs``, returned rather than accumulated."""
+    return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                 materialize_grads)[0]
+
+
+def _grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+          allow_unused=None, materialize_grads=False):
+    """``grad``'s results, and per input the version a first ``.grad`` made of it would have."""
     Tensor = _tensor_cls()
     outputs = _as_list(outputs)
     inputs_list = _as_list(inputs)
@@ -163,8 +172,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     else:
         captured = _drain(_steps(roots, grads, retain_graph=bool(retain_graph), capture=capture,
                                  accumulate=False))
+    versions = getattr(captured, "versions", None) or [0] * len(captured)
+    gv = getattr(captured, "gv", None)
+    first_versions = [
+        gv.first_grad_version(g, t._data) if gv is not None and g is not None else 1
+        for t, g in zip(inputs_list, captured)]
     result = []
-    for t, g in zip(inputs_list, captured):
+    for t, g, version in zip(inputs_list, captured, versions):
         if g is None:
             if materialize_grads:
                 result.append(Tensor._wrap(np.zeros_like(t._data)))
@@ -178,5 +192,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         elif create_graph:
             result.append(g if g._data.dtype == t._data.dtype else g.to(t._data.dtype))
         else:
-            result.append(Tensor._wrap(np.array(g, dtype=t._data.dtype, copy=True)))
-    return tuple(result)
+            # the gradient PyTorch's engine hands back, with its version counter (1 when two
+            # gradients were summed in place into it)
+            r = Tensor._wrap(np.array(g, dtype=t._data.dtype, copy=True))
+            r._version.value = version
+            result.append(r)
+    return tuple(result), first_versions

@@ -392,6 +392,9 @@ def apply_differentiable(node, grads):
     """The node's gradients for its inputs, computed with recorded ops (Tensors in, out)."""
     _install()
     node.check_saved()  # PyTorch's errors for freed or modified saved values
+    traced = getattr(node, "apply_traced", None)
+    if traced is not None:  # a node with several outputs (UnbindBackward0) does its own
+        return traced(grads)
     g = Traced(grads[0])
     n = len(node.next_functions)
     saved = node.saved
@@ -496,7 +499,16 @@ def _accumulate(leaf, g):
             result = hook(g)
             if result is not None:
                 g = result
-    leaf._grad = g if leaf._grad is None else leaf._grad + g
+    if leaf._grad is None:
+        # PyTorch's AccumulateGrad copies under grad mode: ``new_empty_strided(...).copy_(g)``, a
+        # CopyBackwards node at version 1 (later sums are out of place: version 0)
+        from ..tensor import Tensor
+        from .inplace import copy_from
+
+        new = Tensor._wrap(np.empty_like(leaf._data))
+        leaf._grad = copy_from(new, g)
+    else:
+        leaf._grad = leaf._grad + g
     if hub.active:
         hub.emit(GRAD_ACCUMULATED, tensor=leaf, contribution=g._data)
     return [(leaf, g)]

@@ -103,8 +103,11 @@ def apply_inplace(op, self, other=None, **params):
     )
     node = None
     if needs:
+        # PyTorch saves an argument only if a gradient that reads it will be computed
+        save_x = "x" in op.saves and _needed(op, 0, self, other_t)
+        save_y = "y" in op.saves and _needed(op, 1, self, other_t)
         old = None
-        if "x" in op.saves:
+        if save_x:
             # the value before the write, as a clone that keeps self's history (PyTorch saves
             # ``original_self`` so): a first backward only reads it, a second one differentiates
             old = Tensor._wrap(self._data.copy())
@@ -113,9 +116,9 @@ def apply_inplace(op, self, other=None, **params):
                                    ((self._data.shape, self._data.dtype),), None, None, None)
                 old._requires_grad = True
         saved = None
-        if op.saves and ("x" in op.saves or "y" in op.saves):
-            saved = (old, other_t if "y" in op.saves else None)
-            if saved[1] is None and other is not None and "y" in op.saves:
+        if save_x or save_y:
+            saved = (old, other_t if save_y else None)
+            if saved[1] is None and other is not None and save_y:
                 saved = (old, Tensor._wrap(cast[1]))
             if other is None:
                 saved = saved[:1]  # one argument: the rule's parameters follow ``x`` directly
@@ -140,6 +143,15 @@ def apply_inplace(op, self, other=None, **params):
         if hub.active:
             hub.emit(OP_RECORDED, node=node, output=self)
     return self
+
+
+def _needed(op, i, self, other_t) -> bool:
+    """Whether argument ``i`` (0: self, 1: other) of an in-place op is saved (``Op.save_if``)."""
+    users = op.save_users.get(i) if op.save_users is not None else None
+    if users is None:
+        return True
+    args = (self, other_t)
+    return any(k < 2 and args[k] is not None and args[k]._requires_grad for k in users)
 
 
 def overwrite(self, value):

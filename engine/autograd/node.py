@@ -200,6 +200,68 @@ class Node:
         return out
 
 
+# Node parameters PyTorch exposes as ``_saved_<name>`` under the same name
+_SAVED_PARAMS = frozenset({"exponent", "dim", "keepdim", "min", "max", "negative_slope", "alpha",
+                           "beta", "threshold", "approximate", "reduction", "ignore_index"})
+_ALPHA_ROWS = frozenset({"AddBackward0", "SubBackward0", "RsubBackward1", "RsubBackward0",
+                         "AddmmBackward0"})
+_DIM_LIST_ROWS = frozenset({"SumBackward1", "MeanBackward1"})
+
+
+def _saved_attribute(node, attr):
+    """``grad_fn._saved_<name>``: a saved input (None when PyTorch did not need to save it), the
+    saved result (a tensor whose grad_fn is the node), or a saved argument."""
+    from ..tensor import Tensor
+
+    role = attr[len("_saved_"):]
+    op = node.op
+    saves = getattr(op, "saves", "") or ""
+    roles = getattr(op, "roles", ())
+    if role == "result" and "r" in saves:
+        if node.freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        t = Tensor._wrap(node.ans)
+        t.grad_fn = node
+        t._requires_grad = True
+        return t
+    for i, letter in enumerate("xyz"):
+        if letter in saves and i < len(roles) and roles[i] == role:
+            if node.freed:
+                raise RuntimeError(_FREED_MESSAGE)
+            saved = node.saved
+            value = saved[i] if saved is not None and i < len(saved) else None
+            if value is None or isinstance(value, Tensor):
+                return value
+            return Tensor._wrap(np.asarray(value))  # a wrapped number: a 0-d tensor
+    params = node.params or {}
+    if role in _SAVED_PARAMS:
+        if role in params:
+            value = params[role]
+            if role == "dim" and isinstance(value, int) and op.node_name in _DIM_LIST_ROWS:
+                return (value,)  # an int[] argument in PyTorch
+            return value
+        if role == "alpha" and op.node_name in _ALPHA_ROWS:
+            return 1
+        if role == "beta" and op.node_name == "AddmmBackward0":
+            return 1
+    raise AttributeError(f"'{op.node_name.rsplit(':', 1)[-1]}' object has no attribute '{attr}'")
+
+
+# PyTorch's ``grad_fn._saved_self`` & co., as properties (raising AttributeError where that node
+# has no such attribute). Not a ``__getattr__``: a class with one pays for it on every attribute
+# read, and the backward loop reads node attributes all the time.
+def _saved_property(attr):
+    return property(lambda self: _saved_attribute(self, attr),
+                    doc=f"PyTorch's ``{attr}`` of this node")
+
+
+for _role in ("self", "other", "result", "mat1", "mat2", "vec", "tensor", "target", "weight",
+              "condition", "exponent", "dim", "keepdim", "min", "max", "negative_slope", "alpha",
+              "beta", "threshold", "approximate", "reduction", "ignore_index"):
+    setattr(Node, "_saved_" + _role, _saved_property("_saved_" + _role))
+del _role
+
+
 def _np_name(dtype) -> str:
     return {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor"}.get(
         np.dtype(dtype).name, np.dtype(dtype).name
@@ -245,6 +307,44 @@ def _reduce_to(g, shape, dtype):
     if g.dtype != dtype:
         g = g.astype(dtype)
     return g
+
+
+class UnbindNode(Node):
+    """PyTorch's UnbindBackward0: one node for all the outputs of ``unbind`` (iterating a tensor
+    unbinds it), output k being the k-th slice along ``dim``. Its gradient is the outputs'
+    gradients stacked along ``dim``, zeros for the outputs no gradient reached."""
+
+    __slots__ = ()
+
+    def apply(self, grads):
+        if self.next_functions[0][0] is None:
+            return [None]
+        ref = None
+        for g in grads:
+            if g is not None:
+                ref = g
+                break
+        if ref is None:
+            return [None]
+        shape, dtype = self.input_meta[0]
+        parts = [g if g is not None else np.zeros_like(ref) for g in grads]
+        out = np.stack(parts, axis=self.params["dim"])
+        return [out if out.dtype == dtype else out.astype(dtype)]
+
+    def apply_traced(self, grads):
+        """``apply`` on Tensors that record their graph (``create_graph=True``)."""
+        from ..ops import api
+
+        if self.next_functions[0][0] is None:
+            return [None]
+        ref = next((g for g in grads if g is not None), None)
+        if ref is None:
+            return [None]
+        parts = [g if g is not None else ref.__class__._wrap(np.zeros_like(ref._data))
+                 for g in grads]
+        out = api.stack(parts, self.params["dim"])
+        dtype = self.input_meta[0][1]
+        return [out if out._data.dtype == dtype else api.to(out, dtype)]
 
 
 class AccumulateGrad:
@@ -294,4 +394,4 @@ class _RemovableHandle:
 
 RemovableHandle = _RemovableHandle
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "weakref"]
+__all__ = ["Node", "UnbindNode", "AccumulateGrad", "RemovableHandle", "weakref"]

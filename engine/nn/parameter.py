@@ -22,6 +22,7 @@ class Parameter(Tensor):
     """
 
     __slots__ = ()
+    _torch_class_name = "torch.nn.parameter.Parameter"  # how ``type(p)`` prints
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:

@@ -13,6 +13,8 @@ from .dispatch import apply, apply_variadic, edge
 from .table import OPS
 
 _T = None  # the Tensor class, set by install_methods
+_TT: set = set()  # Tensor and its subclasses (``cls in _TT``: isinstance without the metaclass's
+# slow path), set by install_methods
 _ADD, _SUB, _MUL, _DIV = OPS["add"], OPS["sub"], OPS["mul"], OPS["div"]
 _MM, _SUM = OPS["mm"], OPS["sum"]
 
@@ -24,7 +26,7 @@ def _tensor(x):
 def _as_tensor_arg(x):
     """Tensors pass through; numpy arrays and lists become constant tensors; scalars stay scalars."""
     cls = x.__class__
-    if cls is _T or cls is float or cls is int:  # the common cases, before the slower checks
+    if cls is _T or cls is float or cls is int or cls in _TT:  # the common cases first
         return x
     if isinstance(x, _T) or isinstance(x, (bool, numbers.Number)) and not isinstance(x, np.ndarray):
         return x
@@ -74,7 +76,7 @@ def _check_broadcast(a, b):
 
 def add(input, other, *, alpha=1):
     oc = other.__class__
-    if input.__class__ is _T and (oc is _T or oc is float or oc is int) and alpha == 1:
+    if input.__class__ in _TT and (oc in _TT or oc is float or oc is int) and alpha == 1:
         return apply(_ADD, input, other)  # the common case, before the general handling
     input, other = _as_tensor_arg(input), _as_tensor_arg(other)
     if not isinstance(input, _T):
@@ -84,7 +86,7 @@ def add(input, other, *, alpha=1):
 
 def sub(input, other, *, alpha=1):
     oc = other.__class__
-    if input.__class__ is _T and (oc is _T or oc is float or oc is int) and alpha == 1:
+    if input.__class__ in _TT and (oc in _TT or oc is float or oc is int) and alpha == 1:
         return apply(_SUB, input, other)  # the common case, before the general handling
     input, other = _as_tensor_arg(input), _as_tensor_arg(other)
     if not isinstance(input, _T):
@@ -101,7 +103,7 @@ def rsub(input, other, *, alpha=1):
 
 def mul(input, other):
     oc = other.__class__
-    if input.__class__ is _T and (oc is _T or oc is float or oc is int):
+    if input.__class__ in _TT and (oc in _TT or oc is float or oc is int):
         return apply(_MUL, input, other)  # the common case, before the general handling
     input, other = _as_tensor_arg(input), _as_tensor_arg(other)
     if not isinstance(input, _T):
@@ -112,8 +114,8 @@ def mul(input, other):
 
 def div(input, other, *, rounding_mode=None):
     oc = other.__class__
-    if (rounding_mode is None and input.__class__ is _T
-            and (oc is _T or oc is float or oc is int)):
+    if (rounding_mode is None and input.__class__ in _TT
+            and (oc in _TT or oc is float or oc is int)):
         return apply(_DIV, input, other)  # the common case, before the general handling
     input, other = _as_tensor_arg(input), _as_tensor_arg(other)
     if rounding_mode == "floor":
@@ -647,6 +649,17 @@ def _mat_error(a, b):
 
 # The checked kernels, in PyTorch's order of checks (shapes, then dtypes: no promotion).
 
+def _mm_apply(op, *args):
+    """mm/addmm of ``args`` (the two matrices last), telling the rules which matrices are
+    column-major (PyTorch lays their gradients out the same way) only when one is."""
+    a, b = args[-2]._data, args[-1]._data
+    ca = a.strides[0] == a.itemsize and a.strides[1] == a.shape[0] * a.itemsize
+    cb = b.strides[0] == b.itemsize and b.strides[1] == b.shape[0] * b.itemsize
+    if ca or cb:
+        return apply(op, *args, cols=(ca, cb))
+    return apply(op, *args)
+
+
 def _mm(a, b):
     if a.shape[1] != b.shape[0]:
         raise _mat_error(a, b)
@@ -655,7 +668,7 @@ def _mm(a, b):
             "expected m1 and m2 to have the same dtype, but got: "
             f"{_C_NAMES.get(a._data.dtype.name)} != {_C_NAMES.get(b._data.dtype.name)}"
         )
-    return apply(_MM, a, b)
+    return _mm_apply(_MM, a, b)
 
 
 def _mv(mat, vec):
@@ -727,7 +740,11 @@ def matmul(input, other):
         da_, db_ = input._data, other._data
         sa, sb = da_.shape, db_.shape
         if len(sa) == 2 and len(sb) == 2 and sa[1] == sb[0] and da_.dtype == db_.dtype:
-            return apply(_MM, input, other)  # the common case, before the general handling
+            # the common case, before the general handling (a strides[0] of one element may
+            # be column-major: _mm_apply tells)
+            if da_.strides[0] == da_.itemsize or db_.strides[0] == db_.itemsize:
+                return _mm_apply(_MM, input, other)
+            return apply(_MM, input, other)
     a, b = input, other
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(
@@ -807,7 +824,7 @@ def mm(input, mat2):
         raise RuntimeError(f"{'self' if input.ndim != 2 else 'mat2'} must be a matrix")
     if input.shape[1] != mat2.shape[0] or input._data.dtype != mat2._data.dtype:
         return _mm(input, mat2)  # raises PyTorch's error
-    return apply(_MM, input, mat2)
+    return _mm_apply(_MM, input, mat2)
 
 
 def mv(input, vec):
@@ -825,7 +842,7 @@ def bmm(input, mat2):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     if mat1.shape[1] != mat2.shape[0]:
         raise _mat_error(mat1, mat2)
-    return apply(OPS["addmm"], input, mat1, mat2)
+    return _mm_apply(OPS["addmm"], input, mat1, mat2)
 
 
 # -- shape -----------------------------------------------------------------------------------------
@@ -1023,6 +1040,51 @@ def stack(tensors, dim=0):
 
 # -- indexing --------------------------------------------------------------------------------------
 
+_UNBIND = None
+
+
+def unbind(input, dim=0):
+    """The slices along ``dim``, as views recorded by one UnbindBackward0 node (output k is slice
+    k): what iterating a tensor gives in PyTorch (``for row in x``, ``a, b = x``)."""
+    global _UNBIND
+    from ..autograd.node import UnbindNode
+
+    if _UNBIND is None:
+        from .table import Op
+
+        _UNBIND = Op("unbind", "UnbindBackward0", None, None, roles=())
+    if input._data.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _norm_dim(dim, input._data.ndim)
+    data = input._data
+    lead = (slice(None),) * d
+    base = input if input._base is None else input._base
+    node = None
+    if input._requires_grad and grad_state.enabled:
+        node = UnbindNode(_UNBIND, {"dim": d}, (edge(input),), ((data.shape, data.dtype),), None,
+                          None, None)
+        node.num_outputs = data.shape[d]
+    outs = []
+    for i in range(data.shape[d]):
+        t = _T._wrap(data[lead + (i, ...)])  # the Ellipsis keeps a 0-d slice a view
+        t._base = base
+        t._version = input._version
+        t._multi_view = True
+        t._requires_grad = input._requires_grad  # also under no_grad, as PyTorch's views
+        if node is not None:
+            t._requires_grad = True
+            t.grad_fn = node
+            t._output_nr = i
+        outs.append(t)
+    if node is not None:
+        from ..events import OP_RECORDED, hub
+
+        if hub.active:
+            for t in outs:
+                hub.emit(OP_RECORDED, node=node, output=t)
+    return tuple(outs)
+
+
 def _to_numpy_index(i):
     if isinstance(i, _T):
         return i._data
@@ -1131,8 +1193,38 @@ def _written_through(index):
     return name
 
 
+def _view_made_by_setitem(index, shape):
+    """The last view PyTorch's ``x[index] = v`` makes before writing (full slices and Ellipsis
+    make none), for the message naming it; None when it writes into x itself."""
+    parts = index if isinstance(index, tuple) else (index,)
+    name = None
+    dim = 0
+    known = True  # dims are counted from the left until an Ellipsis
+    for i in parts:
+        if i is Ellipsis:
+            known = False
+        elif i is None:
+            name = "Unsqueeze"
+        elif _is_int_index(i):
+            name = "Select"
+            dim += 1
+        elif isinstance(i, slice):
+            if known and dim < len(shape):
+                full = i.indices(shape[dim]) == (0, shape[dim], 1)
+            else:
+                full = i == slice(None)
+            if not full:
+                name = "Slice"
+            dim += 1
+        else:
+            dim += 1
+    return name
+
+
 def setitem(input, index, value):
     """``x[index] = value``: in place; a tensor that needs grad gets a CopySlices node."""
+    if input._multi_view and grad_state.enabled and input.grad_fn is not None:
+        _multi_view_error(input, _view_made_by_setitem(index, input._data.shape))
     np_index = _to_numpy_index(index)
     value_t = value if isinstance(value, _T) else None
     v = value._data if value_t is not None else value
@@ -1176,7 +1268,27 @@ def _check_inplace(t, through=None):
             raise RuntimeError(f"Output 0 of {through} is a view of a view which was "
                                + _NO_GRAD_VIEW)
         raise RuntimeError("A view was " + _NO_GRAD_VIEW)
+    if t._multi_view and grad_state.enabled and t.grad_fn is not None:
+        _multi_view_error(t, through)
     _check_leaf_inplace(t)
+
+
+def _multi_view_error(t, through):
+    """PyTorch's refusal of an in-place write into an output of unbind (or a view of one),
+    naming the view it writes into: ``through`` (a view that ``t[index] = v`` makes), or t."""
+    if through is not None:
+        name, nr = through, 0
+    else:
+        name, nr = t.grad_fn.name(), t._output_nr
+        if name.startswith("torch::autograd::"):
+            name = name.rsplit(":", 1)[-1]
+        elif name.endswith("Backward0"):
+            name = name[:-len("Backward0")]
+    raise RuntimeError(
+        f"Output {nr} of {name} is a view and is being modified inplace. This view is the output "
+        "of a function that returns multiple views. Such functions do not allow the output views "
+        "to be modified inplace. You should replace the inplace operation by an out-of-place one."
+    )
 
 
 def _check_leaf_inplace(t):
@@ -1233,8 +1345,11 @@ def copy_(self, src):
 # -- installing methods and operators on Tensor ----------------------------------------------------
 
 def install_methods(T) -> None:
-    global _T
+    global _T, _TT
+    from ..tensor import TENSOR_TYPES
+
     _T = T
+    _TT = TENSOR_TYPES
     m = {
         "add": add, "sub": sub, "mul": mul, "div": div, "neg": neg, "pow": pow,
         "multiply": mul, "subtract": sub, "divide": div, "true_divide": div,
@@ -1257,7 +1372,7 @@ def install_methods(T) -> None:
         "swapaxes": transpose, "t": t, "permute": permute, "squeeze": squeeze,
         "unsqueeze": unsqueeze, "expand": expand, "expand_as": expand_as, "clone": clone,
         "contiguous": contiguous, "to": to, "equal": equal, "allclose": allclose,
-        "zero_": zero_, "fill_": fill_, "copy_": copy_, "where": lambda self, c, o: where(c, self, o),
+        "zero_": zero_, "fill_": fill_, "copy_": copy_, "unbind": unbind, "where": lambda self, c, o: where(c, self, o),
     }
     for name, fn in m.items():
         setattr(T, name, fn)

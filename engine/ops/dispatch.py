@@ -16,15 +16,17 @@ _next_sequence = _sequence.__next__
 
 
 _Tensor = None
+_TENSOR_TYPES = None  # Tensor and its subclasses: ``a.__class__ in`` it is isinstance, faster
 
 
 def _tensor_cls():
     # Cached: an import statement per op would cost more than the op itself.
-    global _Tensor
+    global _Tensor, _TENSOR_TYPES
     if _Tensor is None:
-        from ..tensor import Tensor
+        from ..tensor import TENSOR_TYPES, Tensor
 
         _Tensor = Tensor
+        _TENSOR_TYPES = TENSOR_TYPES
     return _Tensor
 
 
@@ -43,6 +45,7 @@ def apply(op: Op, *args, **params):
     # The hot path of every op: plain loops, no helper calls in the common case (same dtypes,
     # no promotion needed), the result tensor made inline.
     Tensor = _Tensor or _tensor_cls()
+    tensor_types = _TENSOR_TYPES
     arrays = []
     tensors = []
     needs = False
@@ -50,7 +53,7 @@ def apply(op: Op, *args, **params):
     mixed = False
     scalar = False
     for a in args:
-        if isinstance(a, Tensor):
+        if a.__class__ in tensor_types:
             d = a._data
             arrays.append(d)
             tensors.append(a)
@@ -89,9 +92,14 @@ def apply(op: Op, *args, **params):
         base = tensors[0]
         result._base = base if base._base is None else base._base
         result._version = base._version
+        result._multi_view = base._multi_view  # a view of unbind's output is one too
     if grad_state.anomaly and out.dtype.kind == "f" and not np.isfinite(out).all():
         _note_forward_anomaly(op, tensors, arrays, out)
     if not needs or not grad_state.enabled or op.vjps is None:
+        if needs and op.view and op.vjps is not None:
+            # PyTorch: a view made under no_grad of a tensor that requires grad reports
+            # requires_grad (its base's), with no grad_fn
+            result._requires_grad = True
         return result
     result._requires_grad = True
     result.grad_fn = node = _record(op, tensors, arrays, params, result)
@@ -206,9 +214,20 @@ def _record(op, tensors, arrays, params, result, vjps=None):
         sidx = _SAVE_INDICES.get(saves)
         if sidx is None:
             sidx = _save_indices(saves)
+        save_if = op.save_if
+        if save_if is not None:
+            # a bit per input that will get a gradient (these rows' inputs are their arguments)
+            req = 0
+            bit = 1
+            for fn, _ in next_functions:
+                if fn is not None:
+                    req |= bit
+                bit <<= 1
         for i in sidx:
             if i >= n:
                 break
+            if save_if is not None and not save_if.get(i, -1) & req:
+                continue  # no gradient that reads it will be computed: not saved
             if saved is None:
                 m = n if n < 3 else 3
                 saved = [None] * m

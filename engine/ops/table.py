@@ -14,10 +14,10 @@ import numpy as np
 
 class Op:
     __slots__ = ("name", "node_name", "forward", "vjps", "saves", "roles", "view", "promote",
-                 "floating", "inputs")
+                 "floating", "inputs", "save_if", "save_users")
 
     def __init__(self, name, node_name, forward, vjps, saves="", view=False, promote=True,
-                 roles=("self", "other", "third"), floating=False, inputs=None):
+                 roles=("self", "other", "third"), floating=False, inputs=None, save_if=None):
         self.name = name
         self.node_name = node_name
         self.forward = forward
@@ -32,6 +32,14 @@ class Op:
         # None: all. PyTorch leaves out a Scalar overload's number (``1 - x``: RsubBackward1 has
         # one edge) and where's condition, but keeps a wrapped number (``x * 2``: two edges).
         self.inputs = inputs
+        # {argument position: the input positions whose gradient needs it}: PyTorch saves an
+        # input only when a gradient that reads it will be computed (``x * y`` with only x
+        # requiring grad saves y alone); an argument not listed is saved whenever the row saves it.
+        # Kept as {position: bit mask of those inputs} (only for rows whose inputs are their
+        # arguments, ``inputs`` None)
+        self.save_if = None if save_if is None else {
+            i: sum(1 << k for k in users) for i, users in save_if.items()}
+        self.save_users = save_if
 
     def __repr__(self) -> str:
         return f"Op({self.name!r}, {self.node_name!r})"
@@ -165,9 +173,11 @@ row("sub", "SubBackward0", lambda x, y, alpha=1: x - y if alpha == 1 else x - al
     lambda g, ans, x, y, alpha=1: -g if alpha == 1 else -g * alpha)
 row("rsub", "RsubBackward1", lambda x, y: y - x, lambda g, ans, x, y=None: -g, inputs=(0,))
 row("mul", "MulBackward0", np.multiply,
-    lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x, saves="xy")
+    lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x, saves="xy",
+    save_if={0: (1,), 1: (0,)})
 row("div", "DivBackward0", np.true_divide,
-    lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y), saves="xy", floating=True)
+    lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y), saves="xy", floating=True,
+    save_if={0: (1,), 1: (0, 1)})
 row("neg", "NegBackward0", np.negative, lambda g, ans, x: -g)
 row("pow", "PowBackward0", lambda x, exponent: x ** exponent, _pow_base_grad, saves="x")
 row("pow_tensor", "PowBackward1", np.power,
@@ -212,12 +222,14 @@ row("sum_dim", "SumBackward1",
     lambda g, ans, x, dim, keepdim, shape, dtype=None: _expand_reduced(g, shape, dim, keepdim))
 row("mean", "MeanBackward0",
     lambda x, shape, dtype=None: np.mean(x, dtype=x.dtype if dtype is None else dtype),
-    lambda g, ans, x, shape, dtype=None: np.broadcast_to(g / _count(shape, None), shape))
+    # PyTorch's ``grad.expand(sizes) / numel``: a new dense gradient (dividing first would hand
+    # on a broadcast view, which AccumulateGrad copies rather than keeps: a different version)
+    lambda g, ans, x, shape, dtype=None: np.broadcast_to(g, shape) / _count(shape, None))
 row("mean_dim", "MeanBackward1",
     lambda x, dim, keepdim, shape, dtype=None: np.mean(
         x, axis=dim, keepdims=keepdim, dtype=x.dtype if dtype is None else dtype),
     lambda g, ans, x, dim, keepdim, shape, dtype=None: _expand_reduced(
-        g / _count(shape, dim), shape, dim, keepdim))
+        g, shape, dim, keepdim) / _count(shape, dim))
 row("max", "MaxBackward1", lambda x: np.max(x),
     lambda g, ans, x: _minmax_grad(g, ans, x, None, False), saves="xr")
 row("min", "MinBackward1", lambda x: np.min(x),
@@ -234,16 +246,32 @@ row("log_softmax", "LogSoftmaxBackward0", lambda x, dim: _log_softmax(x, dim),
     floating=True)
 
 # -- matrix ----------------------------------------------------------------------------------------
-row("mm", "MmBackward0", np.matmul,
-    lambda g, ans, a, b: g @ b.T, lambda g, ans, a, b: a.T @ g, saves="xy")
+def _mm_grad_a(g, ans, a, b, cols=None):
+    # PyTorch's mm_mat1_backward: a column-major input gets its gradient column-major too
+    return (b @ g.T).T if cols is not None and cols[0] else g @ b.T
+
+
+def _mm_grad_b(g, ans, a, b, cols=None):
+    return (g.T @ a).T if cols is not None and cols[1] else a.T @ g
+
+
+# ``cols`` (given only when an input is column-major, e.g. a transposed weight): which inputs are
+row("mm", "MmBackward0", lambda a, b, cols=None: np.matmul(a, b), _mm_grad_a, _mm_grad_b,
+    saves="xy",
+    roles=("self", "mat2"), save_if={0: (1,), 1: (0,)})
 row("mv", "MvBackward0", np.matmul,
-    lambda g, ans, a, b: np.multiply.outer(g, b), lambda g, ans, a, b: a.T @ g, saves="xy")
+    lambda g, ans, a, b: np.multiply.outer(g, b), lambda g, ans, a, b: a.T @ g, saves="xy",
+    roles=("self", "vec"), save_if={0: (1,), 1: (0,)})
 row("dot", "DotBackward0", np.dot,
-    lambda g, ans, a, b: g * b, lambda g, ans, a, b: g * a, saves="xy")
-row("bmm", "BmmBackward0", np.matmul, _matmul_vjp_a, _matmul_vjp_b, saves="xy")
-row("addmm", "AddmmBackward0", lambda c, a, b: c + a @ b,
-    lambda g, ans, c, a, b: g, lambda g, ans, c, a, b: g @ b.T,
-    lambda g, ans, c, a, b: a.T @ g, saves="yz", roles=("self", "mat1", "mat2"))
+    lambda g, ans, a, b: g * b, lambda g, ans, a, b: g * a, saves="xy",
+    roles=("self", "tensor"), save_if={0: (1,), 1: (0,)})
+row("bmm", "BmmBackward0", np.matmul, _matmul_vjp_a, _matmul_vjp_b, saves="xy",
+    roles=("self", "mat2"), save_if={0: (1,), 1: (0,)})
+row("addmm", "AddmmBackward0", lambda c, a, b, cols=None: c + a @ b,
+    lambda g, ans, c, a, b, cols=None: g, lambda g, ans, c, a, b, cols=None: _mm_grad_a(
+        g, ans, a, b, cols),
+    lambda g, ans, c, a, b, cols=None: _mm_grad_b(g, ans, a, b, cols), saves="yz", roles=("self", "mat1", "mat2"),
+    save_if={1: (2,), 2: (1,)})
 
 # -- shape (views share memory with their input) ---------------------------------------------------
 row("view", "ViewBackward0", lambda x, shape, src_shape: x.reshape(shape),
@@ -390,7 +418,7 @@ row("squeeze_dim4", "SqueezeBackward4", lambda x, dim, src_shape: np.squeeze(x, 
 row("zero", "ZeroBackward0", np.zeros_like, lambda g, ans, x: np.zeros_like(g))
 row("fill", "FillBackward2", lambda x, value: np.full_like(x, value),
     lambda g, ans, x, value: np.zeros_like(g))
-row("copy", "CopyBackwards", lambda x, y: np.broadcast_to(y, x.shape).astype(x.dtype),
+row("copy", "torch::autograd::CopyBackwards", lambda x, y: np.broadcast_to(y, x.shape).astype(x.dtype),
     lambda g, ans, x, y: np.zeros_like(g), lambda g, ans, x, y: g, promote=False)
 row("copy_slices", "torch::autograd::CopySlices", None,
     lambda g, ans, x, y, index: _zero_at(g, index), lambda g, ans, x, y, index: g[index])

@@ -540,9 +540,9 @@ class AccessMixin:
             building_module = self._constructible.get(func)
             if building_module is None:
                 if (func in DENIED_CONSTRUCTORS or func.__module__.startswith("engine.script")
-                        or issubclass(func, DENIED_TYPES)):
-                    # type(x) hands out classes; the interpreter's own and raw numpy buffers
-                    # stay unbuilt
+                        or issubclass(func, DENIED_TYPES) or issubclass(func, type)):
+                    # type(x) hands out classes; the interpreter's own, raw numpy buffers and
+                    # metaclasses (type(type(x)) is Tensor's) stay unbuilt
                     raise forbidden(f"creating {func.__name__} objects is not available", node)
                 building_module = self._is_module(func)
                 if func not in self._script_classes:  # those can change (C.__module__ = ...)

@@ -13,16 +13,7 @@ from script_snippets import SNIPPETS
 pytest.importorskip("torch")
 
 # Known engine gaps (reported to the engine's owners), not interpreter faults.
-ENGINE_GAPS: dict[str, str] = {
-    "autograd_grad": "engine: torch.autograd.grad's results have version 1 in PyTorch, 0 here",
-    "lambdas_map_filter_sorted": "engine: a .grad first written by AccumulateGrad has version 1 "
-                                 "in PyTorch (it was summed into), 0 here",
-    "tensor_iteration": "engine: iterating a tensor gives UnbindBackward0 outputs in PyTorch, "
-                        "SelectBackward0 here",
-    "type_of_tensor_printed": "engine: type(x) prints <class 'engine.tensor.Tensor'>, PyTorch "
-                              "<class 'torch.Tensor'>; the interpreter's safety policy keys on "
-                              "engine classes' __module__, so it is kept",
-}
+ENGINE_GAPS: dict[str, str] = {}
 
 
 
