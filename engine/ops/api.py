@@ -840,6 +840,12 @@ def bmm(input, mat2):
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    # PyTorch checks the dtypes before the shapes: nn.Linear on float64 input says so first.
+    dtype2 = mat2._data.dtype
+    if mat1._data.dtype != dtype2 or input._data.dtype != dtype2:
+        first, role = (mat1, "mat1") if mat1._data.dtype != dtype2 else (input, "self")
+        raise RuntimeError(f"{role} and mat2 must have the same dtype, but got "
+                           f"{_dtype_title(first)} and {_dtype_title(mat2)}")
     if mat1.shape[1] != mat2.shape[0]:
         raise _mat_error(mat1, mat2)
     return _mm_apply(OPS["addmm"], input, mat1, mat2)

@@ -346,3 +346,24 @@ def _modified(t, kind):
 def test_modified_error_names_the_node_as_torch(kind):
     # "... which is output 0 of Pow1, is at version 1; ..." (Backward0 nodes: "of Exp")
     check(lambda t: _modified(t, kind))
+
+
+@pytest.mark.parametrize("case", [
+    "torch.nn.functional.linear(torch.zeros(4, 2, dtype=torch.float64), torch.zeros(8, 2), torch.zeros(8))",
+    "torch.nn.functional.linear(torch.zeros(4, 2, dtype=torch.int64), torch.zeros(8, 2), torch.zeros(8))",
+    "torch.nn.functional.linear(torch.zeros(4, 3, dtype=torch.float64), torch.zeros(8, 2), torch.zeros(8))",
+    "torch.addmm(torch.zeros(3, dtype=torch.float64), torch.zeros(2, 2), torch.zeros(2, 3))",
+    "torch.addmm(torch.zeros(3), torch.zeros(2, 2, dtype=torch.float64), torch.zeros(3, 3))",
+    "torch.addmm(torch.zeros(3), torch.zeros(2, 2), torch.zeros(2, 3))",
+])
+def test_addmm_checks_dtypes_before_shapes_as_torch(case):
+    import engine
+
+    def run(module):
+        try:
+            return "ok", tuple(eval(case, {"torch": module}).shape)  # noqa: S307 - our own text
+        except Exception as e:  # noqa: BLE001 - the refusal is compared
+            return type(e).__name__, str(e).splitlines()[0]
+
+    torch = pytest.importorskip("torch")
+    assert run(engine) == run(torch)
