@@ -220,6 +220,11 @@ def _dry_run(op: OpSpec, operands, params: dict, dry: DryTensors) -> Verdict:
             result = op.run(args[0], args[1], **params)
         except Exception as e:  # noqa: BLE001 - any refusal of the engine is the reason shown
             return Verdict(False, error_text(e))
+    return verdict_of(result)
+
+
+def verdict_of(result) -> Verdict:
+    """The verdict of a dry run that returned ``result``: its shape, dtype, flags and node."""
     if not isinstance(result, Tensor):
         return Verdict(True)
     fn = result.grad_fn

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..script.limits import Limits
 from ..tensor import Tensor
-from .check import DryTensors, Verdict, dry_run_context, error_text
+from .check import DryTensors, Verdict, dry_run_context, error_text, verdict_of
 from .edits import BuildError, CodeEdit, append_statement, torch_import
 from .names import name_problem
 from .workspace import ModuleSpec
@@ -254,11 +254,7 @@ def _dry_call(spec: ModuleSpec, operand: str, workspace) -> Verdict:
             result = module(x)
         except Exception as e:  # noqa: BLE001 - any refusal of the engine is the reason shown
             return Verdict(False, error_text(e))
-    if not isinstance(result, Tensor):
-        return Verdict(True)
-    fn = result.grad_fn
-    return Verdict(True, None, tuple(result._data.shape), result._data.dtype.name,
-                   result.requires_grad, fn.name() if fn is not None else None)
+    return verdict_of(result)
 
 
 def apply_module_call(source: str, workspace, module_name: str, operand, name: str) -> CodeEdit:

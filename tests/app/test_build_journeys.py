@@ -97,6 +97,33 @@ def node_action(qtbot, window, name: str, action_id: str) -> None:
     wait_idle(qtbot, window)
 
 
+def add_optimizer_and_loop(qtbot, window, params, *, lr: str, iterations: int) -> None:
+    """Add Optimizer (SGD on ``params``) then Wrap in a Training Loop, through their forms."""
+    window.actions_by_id["build.add_optimizer"].trigger()
+    dialog = window.builder.dialog
+    qtbot.waitUntil(dialog.isVisible)
+    dialog.set_checked(params)
+    dialog.hyper_editors["lr"].setText(lr)
+    assert dialog.ok_button.isEnabled(), dialog.fields.shown_errors()
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "optimizer" in window.controller.snapshot.workspace.optimizers
+                    if window.controller.snapshot.workspace else False, timeout=20000)
+    wait_idle(qtbot, window)
+
+    window.actions_by_id["build.training_loop"].trigger()
+    dialog = window.builder.dialog
+    qtbot.waitUntil(dialog.isVisible)
+    dialog.optimizer_combo.setCurrentText("optimizer")
+    dialog.loss_combo.setCurrentText("loss")
+    dialog.iterations_spin.setValue(iterations)
+    dialog.print_spin.setValue(0)
+    assert dialog.ok_button.isEnabled(), dialog.fields.shown_errors()
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: f"for iteration in range({iterations}):" in window.controller.source
+                    and window.controller.snapshot.status == "finished", timeout=30000)
+    wait_idle(qtbot, window)
+
+
 def run_in_torch(text: str) -> dict:
     namespace: dict = {}
     exec(compile(text, "<by hand>", "exec"), namespace)  # noqa: S102 - our own test script
@@ -268,29 +295,7 @@ def test_an_mlp_built_with_the_scaffolds_trains_10_iterations_like_pytorch(qtbot
     pick(qtbot, window, "out", "Y")
     apply_op(qtbot, window, "mse_loss", "loss")
 
-    window.actions_by_id["build.add_optimizer"].trigger()
-    dialog = window.builder.dialog
-    qtbot.waitUntil(dialog.isVisible)
-    dialog.set_checked(["W1", "b1", "W2", "b2"])
-    dialog.hyper_editors["lr"].setText("0.5")
-    assert dialog.ok_button.isEnabled(), dialog.fields.shown_errors()
-    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "optimizer" in window.controller.snapshot.workspace.optimizers
-                    if window.controller.snapshot.workspace else False, timeout=20000)
-    wait_idle(qtbot, window)
-
-    window.actions_by_id["build.training_loop"].trigger()
-    dialog = window.builder.dialog
-    qtbot.waitUntil(dialog.isVisible)
-    dialog.optimizer_combo.setCurrentText("optimizer")
-    dialog.loss_combo.setCurrentText("loss")
-    dialog.iterations_spin.setValue(10)
-    dialog.print_spin.setValue(0)
-    assert dialog.ok_button.isEnabled(), dialog.fields.shown_errors()
-    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "for iteration in range(10):" in window.controller.source
-                    and window.controller.snapshot.status == "finished", timeout=30000)
-    wait_idle(qtbot, window)
+    add_optimizer_and_loop(qtbot, window, ["W1", "b1", "W2", "b2"], lr="0.5", iterations=10)
 
     text = window.editor.toPlainText()
     assert "optimizer = torch.optim.SGD([W1, b1, W2, b2], lr=0.5)" in text

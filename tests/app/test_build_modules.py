@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from test_build_journeys import (  # noqa: F401 - blank is a fixture
+    add_optimizer_and_loop,
     apply_op, blank, engine_names, graph_has, new_tensor, pick, run_in_torch, wait_built,
 )
 from window_support import wait_idle
@@ -77,29 +78,7 @@ def test_an_mlp_module_trains_10_iterations(qtbot, blank):
     pick(qtbot, window, "out", "Y")
     apply_op(qtbot, window, "mse_loss", "loss")
 
-    window.actions_by_id["build.add_optimizer"].trigger()
-    dialog = window.builder.dialog
-    qtbot.waitUntil(dialog.isVisible)
-    dialog.set_checked(["model"])
-    dialog.hyper_editors["lr"].setText("0.1")
-    assert dialog.ok_button.isEnabled(), dialog.fields.shown_errors()
-    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "optimizer" in window.controller.snapshot.workspace.optimizers
-                    if window.controller.snapshot.workspace else False, timeout=20000)
-    wait_idle(qtbot, window)
-
-    window.actions_by_id["build.training_loop"].trigger()
-    dialog = window.builder.dialog
-    qtbot.waitUntil(dialog.isVisible)
-    dialog.optimizer_combo.setCurrentText("optimizer")
-    dialog.loss_combo.setCurrentText("loss")
-    dialog.iterations_spin.setValue(10)
-    dialog.print_spin.setValue(0)
-    assert dialog.ok_button.isEnabled(), dialog.fields.shown_errors()
-    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "for iteration in range(10):" in window.controller.source
-                    and window.controller.snapshot.status == "finished", timeout=30000)
-    wait_idle(qtbot, window)
+    add_optimizer_and_loop(qtbot, window, ["model"], lr="0.1", iterations=10)
 
     text = window.editor.toPlainText()
     assert "optimizer = torch.optim.SGD(model.parameters(), lr=0.1)" in text
