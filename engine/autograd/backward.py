@@ -37,19 +37,23 @@ class BackwardStep:
 def _dependencies(roots) -> dict:
     """How many gradients flow into each node reachable from ``roots``."""
     deps: dict = {}
-    seen = set()
     stack = [fn for fn in roots if fn is not None]
-    for fn in stack:
-        seen.add(fn)
+    # a node other than a root is first reached when it enters ``deps``: no set of seen nodes
+    root_set = set(stack)
+    get = deps.get
+    push = stack.append
     while stack:
         fn = stack.pop()
         for nxt, _ in fn.next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+            n = get(nxt)
+            if n is None:
+                deps[nxt] = 1
+                if nxt not in root_set:
+                    push(nxt)
+            else:
+                deps[nxt] = n + 1
     return deps
 
 
@@ -98,11 +102,27 @@ def backward_steps(
     prev_enabled = grad_state.enabled
     grad_state.enabled = False  # the backward pass itself records nothing
     _new = object.__new__
-    heappop, heappush = heapq.heappop, heapq.heappush
+    heappop, heappush, heapreplace = heapq.heappop, heapq.heappush, heapq.heapreplace
+    # Heap entries carry the node's gradients: ``(-sequence_nr, counter, node, grads)``. A node
+    # leaves ``pending`` when its last gradient arrives (a node with one consumer never enters
+    # it). The first node a step makes ready is held in ``direct`` rather than pushed: it runs
+    # next unless the heap holds an entry that orders before it (what heappop would have chosen).
+    # Counters are unique, so entries never compare their nodes.
+    pending_pop = pending.pop
+    ready[:] = [(key, c, fn, pending_pop(fn)) for key, c, fn in ready]  # still a heap
+    direct = None
     try:
-        while ready:
-            fn = heappop(ready)[2]
-            grads = pending.pop(fn)
+        while ready or direct is not None:
+            if direct is None:
+                entry = heappop(ready)
+            elif ready and ready[0] < direct:
+                entry = heapreplace(ready, direct)
+                direct = None
+            else:
+                entry = direct
+                direct = None
+            fn = entry[2]
+            grads = entry[3]
             if fn.pre_hooks is not None:
                 grads = _run_pre_hooks(fn, grads)
             if capture:
@@ -131,19 +151,35 @@ def backward_steps(
                         continue
                     g = out[i]
                     i += 1
-                    buf = pending.get(nxt)
+                    left = deps[nxt] - 1
+                    if left:
+                        deps[nxt] = left
+                        buf = pending.get(nxt)
+                        if buf is None:
+                            buf = pending[nxt] = [None] * nxt.num_outputs
+                        if g is not None:
+                            prev = buf[nr]
+                            buf[nr] = g if prev is None else gv.add(prev, g)
+                        continue
+                    # its last gradient: the node is ready
+                    deps[nxt] = 0
+                    buf = pending_pop(nxt, None)
                     if buf is None:
-                        buf = pending[nxt] = [None] * nxt.num_outputs
+                        buf = [None] * nxt.num_outputs
                     if g is not None:
                         prev = buf[nr]
                         buf[nr] = g if prev is None else gv.add(prev, g)
-                    left = deps[nxt] - 1
-                    deps[nxt] = left
-                    if left == 0:
-                        heappush(ready, (-nxt.sequence_nr, counter, nxt))
-                        counter += 1
+                    item = (-nxt.sequence_nr, counter, nxt, buf)
+                    counter += 1
+                    if direct is None:
+                        direct = item
+                    else:
+                        heappush(ready, item)
                 if not retain_graph and (fn.saved or fn.ans is not None):
-                    fn.release()
+                    # ``fn.release()`` inlined (a Node: accumulators took the branch above)
+                    fn.saved = None
+                    fn.ans = None
+                    fn.freed = True
             # ``BackwardStep(index, fn, grads, out, leaf_writes)``, its fields written here
             step = _new(BackwardStep)
             step.index = index
@@ -318,7 +354,7 @@ def _write_retained(fn, grads) -> None:
 def _accumulate(leaf, g, gv=None):
     """Add ``g`` into ``leaf.grad`` after the leaf's hooks; returns the write for the step record.
     ``gv`` (a ``GradVersions``) gives a first ``.grad`` PyTorch's version."""
-    Tensor = _tensor_cls()
+    Tensor = _Tensor or _tensor_cls()
     if leaf._hooks:
         for hook in list(leaf._hooks):
             result = hook(Tensor._wrap(g))

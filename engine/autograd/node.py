@@ -14,6 +14,7 @@ import weakref
 import numpy as np
 
 _sequence = itertools.count()
+_NONES = ((), (None,), (None, None), (None, None, None))  # a rule's arguments when none saved
 
 _FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -175,7 +176,8 @@ class Node:
                 else:
                     arrays.append(t._data)
         else:
-            arrays = (None,) * len(next_functions)
+            arrays = _NONES[len(next_functions)] if len(next_functions) < 4 else (
+                (None,) * len(next_functions))
         counter = self.ans_counter
         if counter is not None and counter.value != self.ans_version:
             self.check_saved()
@@ -193,7 +195,9 @@ class Node:
             gi = vjps[i](g, ans, *arrays, **params) if params else vjps[i](g, ans, *arrays)
             shape, dtype = meta[i]
             # Most gradients already have their input's shape and dtype: skip the call then.
-            if gi is None or gi.__class__ is not np.ndarray or gi.shape != shape or gi.dtype != dtype:
+            # (dtypes compared by identity first: float32's is one object, ``!=`` a slower call)
+            if (gi is None or gi.__class__ is not np.ndarray or gi.shape != shape
+                    or (gi.dtype is not dtype and gi.dtype != dtype)):
                 gi = _reduce_to(gi, shape, dtype)
             out.append(gi)
             i += 1
@@ -298,9 +302,17 @@ def _reduce_to(g, shape, dtype):
                 axes.append(i)
             i += 1
         axes = tuple(axes)
-        if axes:
+        if extra and len(axes) == extra:
+            # only leading dimensions summed away (a bias): the sum has the shape already, and is
+            # a new array rather than a view of one (the same values, one call less)
+            g = g.sum(axis=axes)
+            if g.shape != shape:
+                g = g.reshape(shape)  # raises numpy's error, as before
+        elif axes:
             g = g.sum(axis=axes, keepdims=True)
-        if extra:
+            if extra:
+                g = g.reshape(shape)
+        elif extra:
             g = g.reshape(shape)
         elif g.shape != shape:
             g = np.broadcast_to(g, shape).copy()
@@ -350,19 +362,29 @@ class UnbindNode(Node):
 class AccumulateGrad:
     """The node behind a leaf that requires grad: it adds incoming gradients into ``leaf.grad``."""
 
-    __slots__ = ("variable", "next_functions", "metadata", "sequence_nr", "num_outputs",
-                 "pre_hooks", "__weakref__")
+    __slots__ = ("variable", "_metadata", "pre_hooks", "__weakref__")
 
     op = None
     freed = False
+    # the same for every accumulator: class attributes, not per-instance fields
+    next_functions = ()
+    sequence_nr = float("inf")  # PyTorch runs accumulators as soon as they are ready
+    num_outputs = 1
 
     def __init__(self, variable) -> None:
         self.variable = variable
-        self.next_functions = ()
-        self.metadata = {}
-        self.sequence_nr = float("inf")  # PyTorch runs accumulators as soon as they are ready
-        self.num_outputs = 1
+        self._metadata = None  # made on first use (one made per parameter per step otherwise)
         self.pre_hooks = None
+
+    @property
+    def metadata(self) -> dict:
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
+
+    @metadata.setter
+    def metadata(self, value) -> None:
+        self._metadata = value
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"

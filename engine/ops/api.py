@@ -146,8 +146,9 @@ negative = neg
 
 
 def pow(input, exponent):  # noqa: A001
-    if isinstance(input, _T):
-        if isinstance(exponent, _T):
+    # ``cls in _TT``: isinstance without the metaclass's slow path for a number exponent
+    if input.__class__ in _TT:
+        if exponent.__class__ in _TT:
             _check_broadcast(input, exponent)
             return apply(OPS["pow_tensor"], input, exponent)
         return apply(OPS["pow"], _promoted_for(input, exponent), exponent=exponent)
@@ -296,9 +297,11 @@ def _data_of(x):
 
 def _reduction_dtype(dtype):
     # the dtype travels with the node: PyTorch's Sum/MeanBackward casts the gradient back itself
+    if dtype is None:
+        return _EMPTY  # before the import: an import statement costs more than this call
     from ..dtypes import to_numpy_dtype
 
-    return _EMPTY if dtype is None else {"dtype": to_numpy_dtype(dtype)}
+    return {"dtype": to_numpy_dtype(dtype)}
 
 
 _EMPTY: dict = {}

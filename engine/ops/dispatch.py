@@ -166,14 +166,17 @@ def _record(op, tensors, arrays, params, result, vjps=None):
         tensors_in = [tensors[i] for i in idx]
         arrays_in = [arrays[i] for i in idx]
     n_in = len(tensors_in)
+    # ``req``: a bit per input that will get a gradient (read by ``save_if``)
     if n_in == 1 or n_in == 2:
         # one or two inputs (nearly every op): the tuples made directly, no lists in between
         t = tensors_in[0]
         if t is None or not t._requires_grad:
             e0 = _NO_EDGE
+            req = 0
         else:
             fn = t.grad_fn
             e0 = (fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0)
+            req = 1
         a = arrays_in[0]
         m0 = (a.shape, a.dtype) if a.__class__ is np.ndarray else _SCALAR_META
         if n_in == 1:
@@ -186,12 +189,15 @@ def _record(op, tensors, arrays, params, result, vjps=None):
             else:
                 fn = t.grad_fn
                 e1 = (fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0)
+                req |= 2
             a = arrays_in[1]
             next_functions = (e0, e1)
             input_meta = (m0, (a.shape, a.dtype) if a.__class__ is np.ndarray else _SCALAR_META)
     else:
         next_functions = []
         input_meta = []
+        req = 0
+        bit = 1
         i = 0
         for t in tensors_in:
             a = arrays_in[i]
@@ -204,25 +210,20 @@ def _record(op, tensors, arrays, params, result, vjps=None):
                     next_functions.append((fn, t._output_nr))
                 else:
                     next_functions.append((t._grad_accumulator(), 0))
+                req |= bit
+            bit <<= 1
             input_meta.append((a.shape, a.dtype) if a.__class__ is np.ndarray else _SCALAR_META)
         next_functions = tuple(next_functions)
         input_meta = tuple(input_meta)
     saves = op.saves
     saved = versions = None
+    ans = ans_counter = ans_version = None
     if saves:
         n = len(tensors)
         sidx = _SAVE_INDICES.get(saves)
         if sidx is None:
             sidx = _save_indices(saves)
         save_if = op.save_if
-        if save_if is not None:
-            # a bit per input that will get a gradient (these rows' inputs are their arguments)
-            req = 0
-            bit = 1
-            for fn, _ in next_functions:
-                if fn is not None:
-                    req |= bit
-                bit <<= 1
         for i in sidx:
             if i >= n:
                 break
@@ -232,19 +233,17 @@ def _record(op, tensors, arrays, params, result, vjps=None):
                 m = n if n < 3 else 3
                 saved = [None] * m
                 versions = [None] * m
-            t, a = tensors[i], arrays[i]
+            t = tensors[i]
+            a = arrays[i]
             if t is not None and t._data is a:
                 saved[i] = t  # the tensor itself, so a later in-place change is caught
                 versions[i] = t._version.value
             else:
                 saved[i] = a  # a Python scalar, or an input the op cast: a constant
-        ans = ans_counter = ans_version = None
         if "r" in saves:
             ans = result._data
             ans_counter = result._version
             ans_version = ans_counter.value
-    else:
-        ans = ans_counter = ans_version = None
     # ``Node(...)``, with its fields written here: one Python call less per op
     node = _new(Node)
     node.op = op if vjps is None else _VariadicOp(op, vjps)

@@ -1,0 +1,201 @@
+"""The small-MLP training step, split up, for several engine versions and PyTorch in ONE process.
+
+Results (2026-11-30, shared 2-core VM, PyTorch 2.13 CPU on one thread; two runs of 700 rounds;
+median of the per-round ratios to torch, ranges over the runs): ``before`` = d314810~1 (before the
+fidelity pass), ``head`` = 55c475c (after it), ``work`` = this speed pass.
+  (a) MLP step           before 0.91-0.93x   head 0.96-0.98x   work 0.95-0.98x
+  (fwd) MLP forward      before 1.26-1.30x   head 1.30-1.33x   work 1.25-1.29x
+  (bwd) MLP backward     before 0.96-0.99x   head 1.02-1.06x   work 0.98-1.02x
+  (chain) 200 ops        before 0.85-0.87x   head 0.85-0.86x   work 0.84-0.85x
+Ratios of the minimums, same runs: step 0.96-1.05x / 1.08-1.09x / 1.01-1.04x. Measured per phase
+inside one step (min of 300 rounds): forward 86.4 vs 87.8 us, backward 146.3 vs 151.1 us,
+optimizer 38.2 vs 38.7 us (before vs work). So forward is back to its pre-fidelity cost, backward
+within ~3% of it (what is left is the fidelity itself: GradVersions, mean's dense gradient, mm's
+layout check), and the step ~2-4% above it, from ~5-9% after the fidelity pass. Host noise moves
+single numbers by 10-30% between runs: compare only columns of the same run.
+
+Run: ``python tests/benchmarks/bench_step_profile.py [label=path ...] [--rounds=N] [--profile]``.
+Each ``label=path`` names a directory holding an ``engine/`` package (an older checkout, e.g. made
+with ``git worktree add /tmp/before <commit>``); it is imported under another package name, so all
+versions run side by side. The working tree's engine is always ``work``; PyTorch is ``torch`` when
+installed. Cases: (a) one SGD step of bench_engine's 2-16-16-1 tanh MLP, (fwd) its forward only,
+(bwd) its backward only (a fresh graph per call, built outside the timed part), (chain) 200
+elementwise ops (``(y * 1.0001 + 0.0001).tanh()`` / 3 ... on a 64-vector) forward + backward.
+The machine is shared and noisy: every case alternates between the libraries round after round
+(short batches of CPU time, a collection before each), keeping each one's minimum and the median of
+its per-round ratio to torch. ``--profile`` prints cProfile's top functions for ``work``'s step.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+import engine  # noqa: E402
+
+
+def load_engine(label: str, path: str):
+    """The ``engine`` package under ``path`` imported as ``engine_<label>`` (its modules import
+    one another relatively, so it stands apart from the working tree's)."""
+    name = f"engine_{label}"
+    init = Path(path) / "engine" / "__init__.py"
+    spec = importlib.util.spec_from_file_location(name, init,
+                                                  submodule_search_locations=[str(init.parent)])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+# -- cases -----------------------------------------------------------------------------------------
+
+def mlp(lib, seed=0):
+    rng = np.random.default_rng(seed)
+    x = lib.tensor(rng.standard_normal((64, 2)).astype(np.float32))
+    y = lib.tensor(rng.standard_normal((64, 1)).astype(np.float32))
+    params = [
+        lib.tensor(rng.standard_normal(s).astype(np.float32) * 0.5, requires_grad=True)
+        for s in [(2, 16), (16,), (16, 16), (16,), (16, 1), (1,)]
+    ]
+    w1, b1, w2, b2, w3, b3 = params
+
+    def forward():
+        h = (x @ w1 + b1).tanh()
+        h = (h @ w2 + b2).tanh()
+        out = h @ w3 + b3
+        return ((out - y) ** 2).mean()
+
+    def step():
+        for p in params:
+            p.grad = None
+        loss = forward()
+        loss.backward()
+        with lib.no_grad():
+            for p in params:
+                p -= 0.01 * p.grad
+
+    def make_backward():
+        for p in params:
+            p.grad = None
+        return forward().backward
+
+    return step, forward, make_backward
+
+
+def chain(lib, n_ops=200, size=64):
+    x = lib.tensor(np.linspace(-1, 1, size, dtype=np.float32), requires_grad=True)
+
+    def fb():
+        x.grad = None
+        y = x
+        for _ in range(n_ops // 3):
+            y = (y * 1.0001 + 0.0001).tanh()
+        y = y * 1.0001 + 0.0001  # 200 ops in all
+        y.sum().backward()
+
+    return fb
+
+
+# The thread's CPU time, not the wall clock: time spent descheduled (the machine is shared) is
+# left out. PyTorch runs on this thread too (``set_num_threads(1)``).
+clock = time.thread_time
+
+
+def timed(fn, number):
+    t0 = clock()
+    for _ in range(number):
+        fn()
+    return (clock() - t0) / number
+
+
+def timed_backward(make, number):
+    total = 0.0
+    for _ in range(number):
+        run = make()
+        t0 = clock()
+        run()
+        total += clock() - t0
+    return total / number
+
+
+def main(argv) -> None:
+    profile = "--profile" in argv
+    libs = {}
+    for arg in argv:
+        if "=" in arg and not arg.startswith("--"):
+            label, path = arg.split("=", 1)
+            libs[label] = load_engine(label, path)
+    libs["work"] = engine
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+        libs["torch"] = torch
+    except ImportError:
+        pass
+    gc.collect()
+    gc.freeze()  # as the app does after its imports (bench_engine's case (e))
+
+    cases = {}
+    for label, lib in libs.items():
+        step, fwd, make_bwd = mlp(lib)
+        cases[label] = {
+            "(a) MLP step": lambda s=step: timed(s, 5),
+            "(fwd) MLP forward": lambda f=fwd: timed(f, 10),
+            "(bwd) MLP backward": lambda m=make_bwd: timed_backward(m, 10),
+            "(chain) 200 ops fwd+bwd": lambda c=chain(lib): timed(c, 1),
+        }
+    names = list(next(iter(cases.values())))
+    best = {label: {n: float("inf") for n in names} for label in libs}
+    # per round, each library's time over the reference's in that same round: the host's slow
+    # and fast periods hit both sides of a pair alike, so the median of these ratios is steadier
+    # than a ratio of minimums
+    ref = "torch" if "torch" in libs else "work"
+    paired = {label: {n: [] for n in names} for label in libs}
+    rounds = int(next((a.split('=')[1] for a in argv if a.startswith('--rounds=')), 400))
+    for r in range(rounds):
+        order = list(libs) if r % 2 == 0 else list(reversed(libs))  # alternate A/B
+        for n in names:
+            now = {}
+            for label in order:
+                gc.collect()  # each batch starts from the same collector state, not the last one's
+                now[label] = t = cases[label][n]()
+                best[label][n] = min(best[label][n], t)
+            for label in libs:
+                paired[label][n].append(now[label] / now[ref])
+
+    print(f"{rounds} interleaved rounds: best microseconds of CPU time per call (ratio of the "
+          f"minimums to {ref}) [median of the per-round ratios to {ref}]")
+    print(f"{'case':26}" + "".join(f"{label:>26}" for label in libs))
+    for n in names:
+        line = f"{n:26}"
+        for label in libs:
+            us = best[label][n] * 1e6
+            med = sorted(paired[label][n])[len(paired[label][n]) // 2]
+            cell = f"{us:8.1f} ({best[label][n] / best[ref][n]:4.2f}x) [{med:4.2f}x]"
+            line += f"{cell:>26}"
+        print(line)
+
+    if profile:
+        import cProfile
+        import pstats
+
+        step, _, _ = mlp(engine)
+        pr = cProfile.Profile()
+        pr.enable()
+        for _ in range(2000):
+            step()
+        pr.disable()
+        pstats.Stats(pr).sort_stats("tottime").print_stats(25)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
