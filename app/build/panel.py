@@ -360,7 +360,8 @@ class BuildPanel(QWidget):
         item = self._op_items.get(op_id)
         if item is not None:
             self.op_tree.setCurrentItem(item)
-            self.op_tree.scrollToItem(item)
+            # Centred: the op's parameter rows appear next and shrink the tree under it.
+            self.op_tree.scrollToItem(item, QAbstractItemView.ScrollHint.PositionAtCenter)
 
     def op_item(self, op_id: str) -> QTreeWidgetItem:
         return self._op_items[op_id]
