@@ -17,3 +17,14 @@ def torch_error(call) -> str:
     except Exception as e:  # noqa: BLE001 - the message is what is compared
         return str(e)
     raise AssertionError("torch accepted it")
+
+
+def tensors_script(tensors: dict) -> str:
+    """A script making ``{name: (shape, dtype, requires_grad, made_by_an_op)}``: zeros for
+    integers, random floats; a tensor "made" by an op (``* 1``) is a non-leaf."""
+    lines = ["import torch"]
+    for name, (shape, dtype, rg, made) in tensors.items():
+        maker = "zeros" if dtype.startswith("int") else "rand"
+        t = f"torch.{maker}({shape!r}, dtype=torch.{dtype}, requires_grad={rg})"
+        lines.append(f"{name} = {t} * 1" if made else f"{name} = {t}")
+    return "\n".join(lines) + "\n"

@@ -23,7 +23,7 @@ from engine.build.modules import (
 )
 from engine.build.workspace import ModuleSpec, Workspace, describe
 
-from build_support import run_torch
+from build_support import run_torch, tensors_script
 
 # name -> (shape, dtype, requires_grad, made by an op)
 TENSORS = {
@@ -52,12 +52,7 @@ LAYERS = [
 
 
 def _script() -> str:
-    lines = ["import torch"]
-    for name, (shape, dtype, rg, made) in TENSORS.items():
-        maker = "zeros" if dtype.startswith("int") else "rand"
-        t = f"torch.{maker}({shape!r}, dtype=torch.{dtype}, requires_grad={rg})"
-        lines.append(f"{name} = {t} * 1" if made else f"{name} = {t}")
-    return "\n".join(lines) + "\n"
+    return tensors_script(TENSORS)
 
 
 def _build(forms):

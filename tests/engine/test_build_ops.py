@@ -11,6 +11,7 @@ import time
 import warnings
 
 import pytest
+from build_support import tensors_script
 
 torch = pytest.importorskip("torch")
 
@@ -69,12 +70,7 @@ def _known_difference(op_id, kind, operands, params):
 
 
 def _script() -> str:
-    lines = ["import torch"]
-    for name, (shape, dtype, rg, made) in TENSORS.items():
-        maker = "zeros" if dtype.startswith("int") else "rand"
-        t = f"torch.{maker}({shape!r}, dtype=torch.{dtype}, requires_grad={rg})"
-        lines.append(f"{name} = {t} * 1" if made else f"{name} = {t}")
-    return "\n".join(lines) + "\n"
+    return tensors_script(TENSORS)
 
 
 SCRIPT = _script()
