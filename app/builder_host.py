@@ -93,9 +93,7 @@ class BuilderHost(QObject):
         dock.show()
         dock.raise_()
         self.panel.set_selection(self.selected_names())
-        focus = getattr(self.panel, "focus_search", None)
-        if callable(focus):
-            focus()
+        self.panel.focus_search()
 
     # -------------------------------------------------------------------------- workspace
     def workspace(self):
