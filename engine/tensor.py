@@ -19,11 +19,22 @@ _backward = None  # autograd.functional.backward, bound on first use (a circular
 TENSOR_TYPES: set = set()  # Tensor and its subclasses (Parameter...), filled by _TensorMeta
 
 
-class _TensorMeta(type):
-    """Tensor's metaclass, only so that the class prints as PyTorch's does: ``type(x)`` shows
-    ``<class 'torch.Tensor'>`` (``torch.nn.parameter.Parameter`` for Parameter). ``__module__``
-    stays the engine's (the script interpreter's safety policy keys on it). A class that does not
-    set ``_torch_class_name`` itself (a subclass made elsewhere) prints as Python prints it."""
+class TorchNamedMeta(type):
+    """The metaclass of the engine's public classes (Tensor, nn.Module, optim.Optimizer and their
+    subclasses), only so that a class prints as PyTorch's does: ``type(x)`` shows
+    ``<class 'torch.Tensor'>``, ``<class 'torch.nn.modules.linear.Linear'>``,
+    ``<class 'torch.optim.sgd.SGD'>``. Each engine class names its torch class in its own
+    ``_torch_class_name``; ``__module__`` stays the engine's (the script interpreter's safety
+    policy keys on it). A class that does not set ``_torch_class_name`` itself (a subclass a
+    script defines, ``<class '__main__.Net'>``) prints as Python prints it."""
+
+    def __repr__(cls) -> str:
+        name = cls.__dict__.get("_torch_class_name")
+        return type.__repr__(cls) if name is None else f"<class '{name}'>"
+
+
+class _TensorMeta(TorchNamedMeta):
+    """Tensor's metaclass: prints as torch's (``TorchNamedMeta``) and keeps ``TENSOR_TYPES``."""
 
     def __init__(cls, name, bases, namespace, **kw) -> None:
         super().__init__(name, bases, namespace, **kw)
@@ -31,10 +42,6 @@ class _TensorMeta(type):
         # ``type.__instancecheck__``) whenever ``v`` is not exactly a Tensor: hot paths test
         # ``v.__class__ in TENSOR_TYPES`` instead, which every Tensor class joins here.
         TENSOR_TYPES.add(cls)
-
-    def __repr__(cls) -> str:
-        name = cls.__dict__.get("_torch_class_name")
-        return type.__repr__(cls) if name is None else f"<class '{name}'>"
 
 
 class Tensor(metaclass=_TensorMeta):

@@ -11,10 +11,17 @@ from ..ops.dispatch import edge
 from .backward import backward_steps as _steps
 
 
-def _tensor_cls():
-    from ..tensor import Tensor
+_Tensor = None
 
-    return Tensor
+
+def _tensor_cls():
+    """The Tensor class (a circular import), imported once and then cached, as backward.py does."""
+    global _Tensor
+    if _Tensor is None:
+        from ..tensor import Tensor
+
+        _Tensor = Tensor
+    return _Tensor
 
 
 def _as_list(x):

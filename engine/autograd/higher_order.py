@@ -58,6 +58,10 @@ def _operand(x):
     # Python numbers stay numbers (PyTorch's wrapped scalars); arrays become constant tensors
     if isinstance(x, Traced):
         return x.t
+    if x.__class__ is _WrappedFloat:
+        return float(x)
+    if x.__class__ is _WrappedInt:
+        return int(x)
     if isinstance(x, np.ndarray):
         return _tensor(x)
     if isinstance(x, np.generic):
@@ -80,6 +84,37 @@ def _scatter_add(out, positions, values):
     onehot[np.arange(positions.size), positions] = 1
     added = api.reshape(api.matmul(v, _tensor(onehot)), tuple(out.t.shape))
     out.t = api.add(out.t, api.to(added, out.t._data.dtype))
+
+
+# A formula's ``grad * 2``, ``grad / n`` or ``y + 1`` is PyTorch's Scalar overload (MulBackward1,
+# DivBackward1, AddBackward1), not the Tensor one a Python script's ``x * 2`` gives (MulBackward0)
+_NUMBERS = frozenset((int, float, np.float32, np.float64, np.int64))
+
+
+class _WrappedFloat(float):
+    """A number a node saved as its input (``x * 0.5``'s 0.5): PyTorch keeps it as a wrapped 0-dim
+    tensor, so the formulas' ``grad * other`` is MulBackward0, not the Scalar MulBackward1."""
+
+    __slots__ = ()
+
+
+class _WrappedInt(int):
+    __slots__ = ()
+
+
+def _saved_constant(v):
+    c = v.__class__
+    if c is float:
+        return _WrappedFloat(v)
+    if c is int:
+        return _WrappedInt(v)
+    return v
+
+
+def _by_scalar(name, x, number):
+    if isinstance(number, np.generic):
+        number = number.item()
+    return _wrap(_apply(_SCALAR_OPS[name], x.t, other=number))
 
 
 class Traced:
@@ -110,6 +145,9 @@ class Traced:
 
     @property
     def T(self):  # noqa: N802 - numpy's name
+        # PyTorch's formulas transpose matrices with ``.t()`` (TBackward0)
+        if self.ndim == 2:
+            return _wrap(_api().t(self.t))
         return _wrap(_api().permute(self.t, *reversed(range(self.ndim))))
 
     def reshape(self, *shape):
@@ -128,6 +166,10 @@ class Traced:
     def astype(self, dtype, copy=True):
         return _wrap(_api().to(self.t, np.dtype(dtype)))
 
+    def fused(self, op, *others):
+        """Apply one of the table's fused backward ops (``tanh_backward``) to self and others."""
+        return _wrap(_apply(op, self.t, *(_tensor(o) for o in others)))
+
     def copy(self):
         return _wrap(_api().clone(self.t))
 
@@ -140,9 +182,13 @@ class Traced:
 
     # -- arithmetic -------------------------------------------------------------------------------
     def __add__(self, o):
+        if o.__class__ in _NUMBERS and self.t._data.dtype.kind == "f":
+            return _by_scalar("add_scalar", self, o)
         return _binary(_api().add)(self, o)
 
     def __radd__(self, o):
+        if o.__class__ in _NUMBERS and self.t._data.dtype.kind == "f":
+            return _by_scalar("add_scalar", self, o)
         return _binary(_api().add)(o, self)
 
     def __sub__(self, o):
@@ -152,12 +198,18 @@ class Traced:
         return _binary(_api().sub)(o, self)
 
     def __mul__(self, o):
+        if o.__class__ in _NUMBERS and self.t._data.dtype.kind == "f":
+            return _by_scalar("mul_scalar", self, o)
         return _binary(_api().mul)(self, o)
 
     def __rmul__(self, o):
+        if o.__class__ in _NUMBERS and self.t._data.dtype.kind == "f":
+            return _by_scalar("mul_scalar", self, o)
         return _binary(_api().mul)(o, self)
 
     def __truediv__(self, o):
+        if o.__class__ in _NUMBERS and self.t._data.dtype.kind == "f":
+            return _by_scalar("div_scalar", self, o)
         return _binary(_api().div)(self, o)
 
     def __rtruediv__(self, o):
@@ -351,10 +403,18 @@ _CONSTANT_UFUNCS = {
 }
 _UFUNCS: dict = {}
 _FUNCTIONS: dict = {}
+_SCALAR_OPS: dict = {}
+_apply = None  # ops.dispatch.apply (a circular import), bound by _install
 
 
 def _install() -> None:
+    global _apply
     if not _UFUNCS:
+        from ..ops.dispatch import apply
+        from ..ops.table import OPS
+
+        _apply = apply
+        _SCALAR_OPS.update((n, OPS[n]) for n in ("mul_scalar", "div_scalar", "add_scalar"))
         _UFUNCS.update(_ufuncs())
         _FUNCTIONS.update(_functions())
 
@@ -400,7 +460,7 @@ def apply_differentiable(node, grads):
     saved = node.saved
     # saved inputs are Tensors (traced, so the graph reaches them) or constants kept as arrays
     args = (None,) * n if not saved else tuple(
-        Traced(t) if hasattr(t, "_data") else t for t in saved)
+        Traced(t) if hasattr(t, "_data") else _saved_constant(t) for t in saved)
     ans = None if node.ans is None else Traced(_output_of(node))
     out = []
     for i, (fn, _) in enumerate(node.next_functions):

@@ -10,6 +10,8 @@ from .module import Module
 class ReLU(Module):
     """``max(x, 0)`` elementwise (in place on the input with ``inplace=True``)."""
 
+    _torch_class_name = "torch.nn.modules.activation.ReLU"
+
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
@@ -24,6 +26,8 @@ class ReLU(Module):
 class Tanh(Module):
     """Hyperbolic tangent elementwise."""
 
+    _torch_class_name = "torch.nn.modules.activation.Tanh"
+
     def forward(self, input):
         return F.tanh(input)
 
@@ -31,12 +35,16 @@ class Tanh(Module):
 class Sigmoid(Module):
     """Logistic sigmoid elementwise."""
 
+    _torch_class_name = "torch.nn.modules.activation.Sigmoid"
+
     def forward(self, input):
         return F.sigmoid(input)
 
 
 class Softmax(Module):
     """Softmax along ``dim``."""
+
+    _torch_class_name = "torch.nn.modules.activation.Softmax"
 
     def __init__(self, dim=None) -> None:
         super().__init__()
@@ -52,6 +60,8 @@ class Softmax(Module):
 class LogSoftmax(Module):
     """Log of the softmax along ``dim``."""
 
+    _torch_class_name = "torch.nn.modules.activation.LogSoftmax"
+
     def __init__(self, dim=None) -> None:
         super().__init__()
         self.dim = dim
@@ -65,6 +75,8 @@ class LogSoftmax(Module):
 
 class LeakyReLU(Module):
     """``x`` where positive, ``negative_slope * x`` elsewhere."""
+
+    _torch_class_name = "torch.nn.modules.activation.LeakyReLU"
 
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False) -> None:
         super().__init__()
@@ -81,6 +93,8 @@ class LeakyReLU(Module):
 class GELU(Module):
     """Gaussian error linear unit (``approximate='none'`` or ``'tanh'``)."""
 
+    _torch_class_name = "torch.nn.modules.activation.GELU"
+
     def __init__(self, approximate: str = "none") -> None:
         super().__init__()
         self.approximate = approximate
@@ -94,6 +108,8 @@ class GELU(Module):
 
 class Softplus(Module):
     """``log(1 + exp(beta * x)) / beta``, linear above ``threshold``."""
+
+    _torch_class_name = "torch.nn.modules.activation.Softplus"
 
     def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
         super().__init__()
@@ -110,6 +126,8 @@ class Softplus(Module):
 class ELU(Module):
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
 
+    _torch_class_name = "torch.nn.modules.activation.ELU"
+
     def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
         super().__init__()
         self.alpha = alpha
@@ -124,6 +142,8 @@ class ELU(Module):
 
 class SiLU(Module):
     """``x * sigmoid(x)``."""
+
+    _torch_class_name = "torch.nn.modules.activation.SiLU"
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()

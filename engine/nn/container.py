@@ -16,6 +16,8 @@ class Sequential(Module):
     given names.
     """
 
+    _torch_class_name = "torch.nn.modules.container.Sequential"
+
     def __init__(self, *args) -> None:
         super().__init__()
         if len(args) == 1 and isinstance(args[0], OrderedDict):
@@ -102,6 +104,8 @@ class Sequential(Module):
 
 class ModuleList(Module):
     """A list of modules whose members are registered children (indexable, iterable)."""
+
+    _torch_class_name = "torch.nn.modules.container.ModuleList"
 
     def __init__(self, modules=None) -> None:
         super().__init__()

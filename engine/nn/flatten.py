@@ -8,6 +8,8 @@ from .module import Module
 class Flatten(Module):
     """Flatten a contiguous range of dimensions (by default all but the batch dimension)."""
 
+    _torch_class_name = "torch.nn.modules.flatten.Flatten"
+
     def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
         super().__init__()
         self.start_dim = start_dim

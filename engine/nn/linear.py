@@ -14,6 +14,8 @@ from .parameter import Parameter
 class Identity(Module):
     """Returns its input unchanged (any constructor arguments are ignored, as in PyTorch)."""
 
+    _torch_class_name = "torch.nn.modules.linear.Identity"
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
@@ -33,6 +35,8 @@ class Linear(Module):
     dtype : engine dtype, optional
         The parameters' dtype (float32 by default).
     """
+
+    _torch_class_name = "torch.nn.modules.linear.Linear"
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None,
                  dtype=None) -> None:

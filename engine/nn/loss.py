@@ -7,6 +7,8 @@ from .module import Module
 
 
 class _Loss(Module):
+    _torch_class_name = "torch.nn.modules.loss._Loss"
+
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean") -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
@@ -15,6 +17,8 @@ class _Loss(Module):
 
 
 class _WeightedLoss(_Loss):
+    _torch_class_name = "torch.nn.modules.loss._WeightedLoss"
+
     # the class weights are a buffer, so they appear in state_dict as in PyTorch
     def __init__(self, weight=None, size_average=None, reduce=None,
                  reduction: str = "mean") -> None:
@@ -25,6 +29,8 @@ class _WeightedLoss(_Loss):
 class MSELoss(_Loss):
     """Mean squared error between input and target."""
 
+    _torch_class_name = "torch.nn.modules.loss.MSELoss"
+
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
 
@@ -32,12 +38,16 @@ class MSELoss(_Loss):
 class L1Loss(_Loss):
     """Mean absolute error between input and target."""
 
+    _torch_class_name = "torch.nn.modules.loss.L1Loss"
+
     def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class NLLLoss(_WeightedLoss):
     """Negative log-likelihood of class indices under log-probabilities."""
+
+    _torch_class_name = "torch.nn.modules.loss.NLLLoss"
 
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean") -> None:
@@ -51,6 +61,8 @@ class NLLLoss(_WeightedLoss):
 
 class CrossEntropyLoss(_WeightedLoss):
     """Cross entropy of logits against class indices or class probabilities."""
+
+    _torch_class_name = "torch.nn.modules.loss.CrossEntropyLoss"
 
     def __init__(self, weight=None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean", label_smoothing: float = 0.0) -> None:
@@ -66,6 +78,8 @@ class CrossEntropyLoss(_WeightedLoss):
 class BCELoss(_WeightedLoss):
     """Binary cross entropy of probabilities."""
 
+    _torch_class_name = "torch.nn.modules.loss.BCELoss"
+
     def forward(self, input, target):
         return F.binary_cross_entropy(input, target, weight=self.weight,
                                       reduction=self.reduction)
@@ -73,6 +87,8 @@ class BCELoss(_WeightedLoss):
 
 class BCEWithLogitsLoss(_Loss):
     """Binary cross entropy of logits (sigmoid folded in, numerically stable)."""
+
+    _torch_class_name = "torch.nn.modules.loss.BCEWithLogitsLoss"
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction: str = "mean",
                  pos_weight=None) -> None:

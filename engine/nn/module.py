@@ -8,7 +8,7 @@ from collections import OrderedDict, namedtuple
 
 from ..autograd.grad_mode import no_grad
 from ..events import GRAD_ZEROED, hub
-from ..tensor import Tensor
+from ..tensor import Tensor, TorchNamedMeta
 from .parameter import Parameter
 
 
@@ -67,12 +67,14 @@ class _HookHandle:
         self.remove()
 
 
-class Module:
+class Module(metaclass=TorchNamedMeta):
     """Base class for all neural network modules (``torch.nn.Module``).
 
     Assigning a ``Parameter`` or a ``Module`` to an attribute registers it, so that
     ``parameters()``, ``state_dict()``, ``zero_grad()`` and the repr find it.
     """
+
+    _torch_class_name = "torch.nn.modules.module.Module"
 
     _version = 1  # PyTorch's state_dict metadata version
     training: bool

@@ -48,8 +48,32 @@ class Op:
 OPS: dict[str, Op] = {}
 
 
-def row(name, node_name, forward, *vjps, saves="", **kw) -> None:
-    OPS[name] = Op(name, node_name, forward, vjps if vjps else None, saves, **kw)
+def row(name, node_name, forward, *vjps, saves="", table=None, **kw) -> None:
+    (OPS if table is None else table)[name] = Op(
+        name, node_name, forward, vjps if vjps else None, saves, **kw)
+
+
+# PyTorch's fused backward kernels (``tanh_backward``...), which only a create_graph backward
+# records (TanhBackwardBackward0). Rows as any other, kept apart from OPS only because
+# ``tests/engine/test_gradcheck.py`` checks every OPS row against its own input recipes
+# (``tests/engine/test_fidelity_more.py`` checks these against PyTorch's third derivatives).
+BACKWARD_OPS: dict[str, Op] = {}
+
+
+# A rule calls them as ``_tanh_grad(g, y)``: on arrays the formula itself; on create_graph's
+# traced values (which have ``fused``) the op ``BACKWARD_OPS[name]``, so the graph has PyTorch's
+# node.
+
+def _tanh_grad(g, y):
+    if g.__class__ is np.ndarray or not hasattr(g, "fused"):
+        return g * (1 - y * y)
+    return g.fused(BACKWARD_OPS["tanh_backward"], y)
+
+
+def _sigmoid_grad(g, y):
+    if g.__class__ is np.ndarray or not hasattr(g, "fused"):
+        return g * y * (1 - y)
+    return g.fused(BACKWARD_OPS["sigmoid_backward"], y)
 
 
 def nondiff(name, forward, **kw) -> None:
@@ -115,7 +139,7 @@ def _matmul_vjp_b(g, ans, a, b):
 def _pow_base_grad(g, ans, x, exponent):
     if exponent == 0:
         return np.zeros_like(x)
-    return g * exponent * x ** (exponent - 1)
+    return g * (exponent * x ** (exponent - 1))  # PyTorch's grouping (pow_backward)
 
 
 def _sigmoid(x):
@@ -176,7 +200,7 @@ row("mul", "MulBackward0", np.multiply,
     lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x, saves="xy",
     save_if={0: (1,), 1: (0,)})
 row("div", "DivBackward0", np.true_divide,
-    lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * x / (y * y), saves="xy", floating=True,
+    lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ((x / y) / y), saves="xy", floating=True,
     save_if={0: (1,), 1: (0, 1)})
 row("neg", "NegBackward0", np.negative, lambda g, ans, x: -g)
 row("pow", "PowBackward0", lambda x, exponent: x ** exponent, _pow_base_grad, saves="x")
@@ -192,10 +216,19 @@ row("log", "LogBackward0", np.log, lambda g, ans, x: g / x, saves="x", floating=
 row("sqrt", "SqrtBackward0", np.sqrt, lambda g, ans, x: g / (2 * ans), saves="r", floating=True)
 row("sin", "SinBackward0", np.sin, lambda g, ans, x: g * np.cos(x), saves="x", floating=True)
 row("cos", "CosBackward0", np.cos, lambda g, ans, x: -g * np.sin(x), saves="x", floating=True)
-row("tanh", "TanhBackward0", np.tanh, lambda g, ans, x: g * (1 - ans * ans), saves="r",
+row("tanh", "TanhBackward0", np.tanh, lambda g, ans, x: _tanh_grad(g, ans), saves="r",
     floating=True)
-row("sigmoid", "SigmoidBackward0", _sigmoid, lambda g, ans, x: g * ans * (1 - ans), saves="r",
+row("sigmoid", "SigmoidBackward0", _sigmoid, lambda g, ans, x: _sigmoid_grad(g, ans), saves="r",
     floating=True)
+# their backward kernels (derivatives.yaml's tanh_backward / sigmoid_backward)
+row("tanh_backward", "TanhBackwardBackward0", lambda g, y: g * (1 - y * y),
+    lambda gg, ans, g, y: _tanh_grad(gg, y),
+    lambda gg, ans, g, y: gg * (-2 * y * g),
+    saves="xy", roles=("grad_output", "output"), table=BACKWARD_OPS)
+row("sigmoid_backward", "SigmoidBackwardBackward0", lambda g, y: g * y * (1 - y),
+    lambda gg, ans, g, y: _sigmoid_grad(gg, y),
+    lambda gg, ans, g, y: gg * g * (-2 * y + 1),
+    saves="xy", roles=("grad_output", "output"), table=BACKWARD_OPS)
 row("relu", "ReluBackward0", lambda x: np.maximum(x, 0),
     lambda g, ans, x: np.where(ans > 0, g, 0).astype(g.dtype), saves="r")
 row("clamp", "ClampBackward1", _clamp, _clamp_grad, saves="x")
@@ -411,7 +444,7 @@ def variadic_rules(name: str, n: int):
 
 
 # -- rows used by in-place writes and by matmul's PyTorch decomposition ----------------------------
-row("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, ans, x: -g * ans * ans,
+row("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, ans, x: -g * (ans * ans),
     saves="r", floating=True)
 row("squeeze_dim4", "SqueezeBackward4", lambda x, dim, src_shape: np.squeeze(x, dim),
     lambda g, ans, x, dim, src_shape: g.reshape(src_shape), view=True)

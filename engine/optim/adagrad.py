@@ -22,6 +22,8 @@ class Adagrad(Optimizer):
     maximize : bool, default False
     """
 
+    _torch_class_name = "torch.optim.adagrad.Adagrad"
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0,
                  initial_accumulator_value=0, eps=1e-10, foreach=None, *, maximize=False,
                  differentiable=False, fused=None) -> None:

@@ -23,6 +23,8 @@ class Adam(Optimizer):
     amsgrad, maximize, decoupled_weight_decay : bool, default False
     """
 
+    _torch_class_name = "torch.optim.adam.Adam"
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False) -> None:

@@ -12,6 +12,8 @@ class AdamW(Adam):
     Parameters are Adam's, with ``weight_decay`` defaulting to 1e-2.
     """
 
+    _torch_class_name = "torch.optim.adamw.AdamW"
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
                  amsgrad=False, *, maximize=False, foreach=None, capturable=False,
                  differentiable=False, fused=None) -> None:

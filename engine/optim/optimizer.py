@@ -17,7 +17,7 @@ import numpy as np
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..events import OPTIMIZER_STATE_CHANGED, PARAM_UPDATED, hub
 from ..nn.module import _typename, reset_grad
-from ..tensor import Tensor
+from ..tensor import Tensor, TorchNamedMeta
 
 
 def bump(*tensors: Tensor) -> None:
@@ -36,7 +36,7 @@ def zeros_state(p: Tensor, fill: float = 0.0) -> Tensor:
     return Tensor._wrap(np.full(p._data.shape, fill, dtype=p._data.dtype))
 
 
-class Optimizer:
+class Optimizer(metaclass=TorchNamedMeta):
     """Base class of the optimizers (``torch.optim.Optimizer``).
 
     Parameters
@@ -47,6 +47,8 @@ class Optimizer:
     defaults : dict
         The options every group gets unless it sets its own.
     """
+
+    _torch_class_name = "torch.optim.optimizer.Optimizer"
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults

@@ -23,6 +23,8 @@ class RMSprop(Optimizer):
     centered, maximize : bool, default False
     """
 
+    _torch_class_name = "torch.optim.rmsprop.RMSprop"
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False) -> None:

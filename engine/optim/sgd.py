@@ -19,6 +19,8 @@ class SGD(Optimizer):
     nesterov, maximize : bool, default False
     """
 
+    _torch_class_name = "torch.optim.sgd.SGD"
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
                  fused=None) -> None:
