@@ -47,7 +47,6 @@ _MEMORY_CHECK_EVERY = 1024  # statements between two looks at the process's memo
 _PRINT_OPTIONS = ("PRECISION", "THRESHOLD", "EDGEITEMS", "LINEWIDTH", "SCI_MODE")
 
 _getcurrent = greenlet.getcurrent
-_new_pause = Pause.__new__
 
 _EXCEPTIONS = (
     Exception, ArithmeticError, AssertionError, AttributeError, IndexError, KeyError, LookupError,
@@ -159,14 +158,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             for step in steps:
                 if self._stop_requested:
                     raise ScriptError("stopped", "the script was stopped").at(handoff.node)
-                pause = _new_pause(Pause)
-                pause.kind = "backward_step"
-                pause.stmt = stmt
-                pause.step = step
-                pause.globals = self.globals
-                pause.loop_iterations = self._loop_state
-                pause._frame = act
-                yield pause
+                yield Pause("backward_step", stmt, act, self.globals, self._loop_state, step)
                 if self._stop_requested:
                     raise ScriptError("stopped", "the script was stopped", stmt.lineno,
                                       stmt.col_offset)
@@ -335,14 +327,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
                     if self._stop_requested:
                         raise ScriptError("stopped", "the script was stopped").at(node)
                     if pausing:
-                        pause = _new_pause(Pause)
-                        pause.kind = "backward_step"
-                        pause.stmt = stmt
-                        pause.step = step
-                        pause.globals = self.globals
-                        pause.loop_iterations = self._loop_state
-                        pause._frame = act
-                        self._driver.switch(pause)
+                        self._driver.switch(Pause("backward_step", stmt, act, self.globals,
+                                                  self._loop_state, step))
                         if self._stop_requested:
                             raise ScriptError("stopped", "the script was stopped", stmt.lineno,
                                               stmt.col_offset)

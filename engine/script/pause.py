@@ -41,7 +41,7 @@ class Pause:
     immutable or live anyway: the statement, the running frame (whose depth, outer call-stack
     entries and locals dict never change while it runs) and the loop counters' tuple. ``stack``,
     ``depth``, ``locals`` and the span are read from those when asked. The interpreter fills the
-    slots directly (``Pause.__new__(Pause)``), without calling ``__init__``.
+    slots through ``__init__``, positionally.
     """
 
     __slots__ = ("kind", "stmt", "step", "globals", "loop_iterations", "_frame")

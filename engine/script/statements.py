@@ -22,7 +22,6 @@ CONTINUE = "continue"
 RETURN = "return"
 
 _getcurrent = greenlet.getcurrent
-_new_pause = Pause.__new__
 _Name = ast.Name
 _Attribute = ast.Attribute
 _Constant = ast.Constant
@@ -61,14 +60,8 @@ class StatementsMixin:
                 self._statement_hook(stmt, act)
             child = self._child
             if child is not None and _getcurrent() is child:
-                pause = _new_pause(Pause)
-                pause.kind = "statement"
-                pause.stmt = stmt
-                pause.step = None
-                pause.globals = self.globals
-                pause.loop_iterations = self._loop_state
-                pause._frame = act
-                self._driver.switch(pause)
+                self._driver.switch(Pause("statement", stmt, act, self.globals,
+                                          self._loop_state))
                 if self._stop_requested:
                     raise ScriptError("stopped", "the script was stopped", stmt.lineno,
                                       stmt.col_offset)
