@@ -44,9 +44,6 @@ class BuilderHost(QObject):
         # re-runs it, because the graph must follow the line the gesture added or removed.
         self._gesture_texts: set[str] = set()
         self._applying = False
-        # The graph's selection across a re-run: the new session starts with an empty graph,
-        # and the user's picked tensors (and the inspector) must come back when it has run.
-        self._selection_after_run: list[str] | None = None
         self._rerun_timer = QTimer(self)
         self._rerun_timer.setSingleShot(True)
         self._rerun_timer.timeout.connect(self._rerun_if_stale)
@@ -118,7 +115,6 @@ class BuilderHost(QObject):
 
     def refresh(self) -> None:
         """After every published state: the panel offers what the script has now."""
-        self._restore_selection()
         if self.panel is None:
             return
         reason = self.blocked_reason()
@@ -130,17 +126,6 @@ class BuilderHost(QObject):
                 "the script has not run yet: F5 runs it and lists its tensors (or make one "
                 "with New Tensor…)" if not_run else None)
             self.panel.set_workspace(self.workspace(), self.window.editor.toPlainText())
-
-    def _restore_selection(self) -> None:
-        picked = self._selection_after_run
-        snapshot = self.window.controller.snapshot
-        if picked is None or snapshot.status not in (ctl.FINISHED, ctl.FAILED, ctl.PAUSED):
-            return
-        if self.window.controller.busy:
-            return
-        self._selection_after_run = None
-        if picked:
-            self.window.graph_view.select_many(picked)  # the inspector follows the selection
 
     def selected_names(self) -> list[str]:
         """The tensors selected in the graph, in the order they were picked, spelled as code."""
@@ -204,9 +189,6 @@ class BuilderHost(QObject):
             if not window._reload_editor_text(announce=False):
                 return
         window.console.clear()
-        picked = window.graph_view.selected_ids()
-        if picked:
-            self._selection_after_run = picked
         window.controller.run_to_end()
 
     def _text_changed(self) -> None:

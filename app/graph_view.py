@@ -412,6 +412,9 @@ class GraphView(QWidget):
         self._search_hits: list[str] = []
         self._search_index = -1
         self._picked: list[str] = []  # selected node ids in the order the user picked them
+        # What the user picked last, kept while those nodes are gone (a restart or a re-run shows
+        # an empty graph first): they are selected again when a graph has them.
+        self._wanted: list[str] = []
 
         self.search = QLineEdit(self)
         self.search.setObjectName("graphSearch")
@@ -536,8 +539,14 @@ class GraphView(QWidget):
         return folded, compute_layout(folded)
 
     def _clear(self) -> None:
+        had = self._picked
         self._picked = []
+        self.scene.blockSignals(True)  # the user did not unpick anything: _wanted stays
         self.scene.clearSelection()
+        self.scene.blockSignals(False)
+        if had:
+            self.node_selected.emit("")
+            self.selection_changed.emit([])
         self.scene.clear()
         self.nodes.clear()
         self.edges.clear()
@@ -631,6 +640,7 @@ class GraphView(QWidget):
 
     def _rebuild(self, graph, positions, bends) -> None:
         picked = self.selected_ids()
+        wanted = self._wanted
         self.scene.blockSignals(True)
         self._clear()
         colours = self.colours
@@ -658,9 +668,9 @@ class GraphView(QWidget):
             self.bounds = QRectF(left - 100, top - 50, right - left + 200, bottom - top + 100)
         else:
             self.bounds = QRectF()
-        # The selection outlives a rebuild (a re-run after the builder wrote a line): the
-        # same ids, in the same order, minus those that are gone.
-        kept = [node_id for node_id in picked if node_id in nodes]
+        # The selection outlives a rebuild, a restart or a re-run after the builder wrote a
+        # line: the ids the user picked, in the same order, minus those not drawn now.
+        kept = [node_id for node_id in wanted if node_id in nodes]
         for node_id in kept:
             nodes[node_id].setSelected(True)
         self.scene.blockSignals(False)
@@ -669,6 +679,7 @@ class GraphView(QWidget):
         self.scene.setSceneRect(self.bounds.adjusted(-400, -300, 400, 300))
         self._picked = kept
         if kept != picked:
+            self.node_selected.emit(self.selected_id())
             self.selection_changed.emit(list(kept))
 
     def _update_items(self, graph) -> None:
@@ -776,6 +787,7 @@ class GraphView(QWidget):
                         if n in self.nodes else 0)
         changed = order != self._picked
         self._picked = order
+        self._wanted = list(order)
         self.node_selected.emit(self.selected_id())
         if changed:
             self.selection_changed.emit(list(order))

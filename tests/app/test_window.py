@@ -440,3 +440,16 @@ def test_console_lines_lead_to_the_editor_and_keys_reach_every_part(qtbot, windo
                          ("console", window.console.view), ("editor", window.editor)):
         window.actions_by_id[f"view.focus_{part}"].trigger()
         assert widget.hasFocus(), part
+
+
+def test_the_picked_tensor_is_picked_again_after_a_restart(qtbot, window):
+    click_node(qtbot, window, "t:t2")
+    trigger(qtbot, window, "debug.restart")  # paused before line 1: no tensors, nothing picked
+    assert window.graph_view.selected_ids() == []
+    trigger(qtbot, window, "debug.continue")  # back at the breakpoint: t2 is drawn again
+    assert window.graph_view.selected_ids() == ["t:t2"]
+    assert window.inspector.node_id == "t:t2"
+    window.graph_view.scene.clearSelection()  # the user unpicks: it stays unpicked
+    trigger(qtbot, window, "debug.restart")
+    trigger(qtbot, window, "debug.continue")
+    assert window.graph_view.selected_ids() == []
