@@ -36,6 +36,11 @@ class BuildError(ValueError):
         self.message = message
 
 
+class FieldRefused(ValueError):
+    """A form field's text is not acceptable; the message is the reason shown under the field
+    (the form turns it into ``{field: reason}``)."""
+
+
 # -- what the script imports ---------------------------------------------------------------------
 
 def _parse(source: str):

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from ..script.limits import Limits
 from ..tensor import Tensor
 from .check import DryTensors, Verdict, dry_run_context, error_text, verdict_of
-from .edits import BuildError, CodeEdit, append_statement, torch_import
+from .edits import BuildError, CodeEdit, FieldRefused, append_statement, torch_import
 from .names import name_problem
+from .tensor_form import parse_whole_numbers
 from .workspace import ModuleSpec
 
 KINDS = ("mlp", "linear")
@@ -41,33 +42,17 @@ class LayerForm:
     bias: bool = True
 
 
-class _Refused(ValueError):
-    """A field's text is not acceptable; the message is the reason shown under the field."""
-
-
 def parse_sizes(text: str) -> tuple[int, ...]:
-    """``"2, 8, 1"`` (or ``(2, 8, 1)``, ``[2, 8, 1]``) -> (2, 8, 1); ``_Refused`` otherwise."""
-    inner = text.strip()
-    if len(inner) > _MAX_SIZES_TEXT:
-        raise _Refused("too long: write a few sizes like 2, 8, 1")
-    if inner[:1] + inner[-1:] in ("()", "[]"):
-        inner = inner[1:-1].strip()
-    if not inner:
-        raise _Refused("write the layer sizes, e.g. 2, 8, 1 (inputs, hidden, outputs)")
-    parts = [p.strip() for p in inner.split(",")]
-    if parts[-1] == "" and len(parts) > 1:
-        parts.pop()
-    sizes = []
-    for part in parts:
-        try:
-            size = int(part, 10)
-        except ValueError:
-            what = f"'{part}'" if part else "an empty entry"
-            raise _Refused(f"{what} is not a whole number: write sizes like 2, 8, 1") from None
+    """``"2, 8, 1"`` (or ``(2, 8, 1)``, ``[2, 8, 1]``) -> (2, 8, 1); ``FieldRefused`` otherwise."""
+    if len(text.strip()) > _MAX_SIZES_TEXT:
+        raise FieldRefused("too long: write a few sizes like 2, 8, 1")
+    sizes = parse_whole_numbers(text, "2, 8, 1")
+    if not sizes:
+        raise FieldRefused("write the layer sizes, e.g. 2, 8, 1 (inputs, hidden, outputs)")
+    for size in sizes:
         if size <= 0:
-            raise _Refused(f"{size} is not a positive size: every layer needs at least one feature")
-        sizes.append(size)
-    return tuple(sizes)
+            raise FieldRefused(f"{size} is not a positive size: every layer needs at least one feature")
+    return sizes
 
 
 def layer_form_errors(form: LayerForm, workspace) -> dict[str, str]:
@@ -84,7 +69,7 @@ def layer_form_errors(form: LayerForm, workspace) -> dict[str, str]:
                                 f"{', '.join(ACTIVATIONS)}")
     try:
         sizes = parse_sizes(form.sizes)
-    except _Refused as e:
+    except FieldRefused as e:
         errors["sizes"] = str(e)
         return errors
     if form.kind == "mlp" and len(sizes) < 2:

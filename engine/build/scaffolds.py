@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .. import creation, optim
 from ..events import hub
-from .edits import BuildError, CodeEdit, append_statement, torch_import
+from .edits import BuildError, CodeEdit, FieldRefused, append_statement, torch_import
 from .names import name_problem
 
 
@@ -93,10 +93,6 @@ class OptimizerForm:
     hyper: dict = field(default_factory=dict)  # hyper-parameter name -> text as typed
 
 
-class _Refused(ValueError):
-    """A field's text is not acceptable; the message is the reason shown under the field."""
-
-
 def parse_hyper(text: str, param: HyperParam):
     """The value ``text`` spells for ``param`` (a literal only), or None for empty text."""
     text = str(text).strip()
@@ -105,19 +101,19 @@ def parse_hyper(text: str, param: HyperParam):
     if param.kind == "bool" and text.lower() in ("true", "false"):
         return text.lower() == "true"
     if "#" in text:
-        raise _Refused("remove the comment (# ...)")
+        raise FieldRefused("remove the comment (# ...)")
     try:
         node = ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError) as e:
-        raise _Refused(f"not a value: {getattr(e, 'msg', e)}") from None
+        raise FieldRefused(f"not a value: {getattr(e, 'msg', e)}") from None
     if param.kind == "bool":
         if isinstance(node, ast.Constant) and isinstance(node.value, bool):
             return node.value
-        raise _Refused("write True or False")
+        raise FieldRefused("write True or False")
     if param.kind == "pair":
         if isinstance(node, (ast.Tuple, ast.List)) and len(node.elts) == 2:
             return tuple(_number(e) for e in node.elts)
-        raise _Refused(f"write two numbers, e.g. {param.default[0]}, {param.default[1]}")
+        raise FieldRefused(f"write two numbers, e.g. {param.default[0]}, {param.default[1]}")
     return _number(node)
 
 
@@ -129,7 +125,7 @@ def _number(node):
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
             and not isinstance(node.value, bool):
         return sign * node.value
-    raise _Refused("write a number, e.g. 0.01")
+    raise FieldRefused("write a number, e.g. 0.01")
 
 
 def _hyper_text(text: str, param: HyperParam, value) -> str:
@@ -154,7 +150,7 @@ def _typed_values(form: OptimizerForm, errors: dict) -> dict:
             continue
         try:
             value = parse_hyper(text, param)
-        except _Refused as e:
+        except FieldRefused as e:
             errors[name] = str(e)
             continue
         if value is not None and value != param.default:

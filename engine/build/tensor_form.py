@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .. import creation
 from ..events import hub
 from ..script.limits import Limits
-from .edits import BuildError, CodeEdit, append_statement, torch_import
+from .edits import BuildError, CodeEdit, FieldRefused, append_statement, torch_import
 from .names import name_problem
 
 MODES = ("values", "zeros", "ones", "rand", "randn", "arange")
@@ -44,33 +44,31 @@ class TensorForm:
 
 # -- reading the fields ----------------------------------------------------------------------------
 
-class _Refused(ValueError):
-    """A field's text is not acceptable; the message is the reason shown under the field."""
 
 
 def parse_values(text: str):
-    """The number, or nested list of numbers, that ``text`` spells; ``_Refused`` otherwise.
+    """The number, or nested list of numbers, that ``text`` spells; ``FieldRefused`` otherwise.
 
     Only literals are evaluated, node by node: a stranger's text can never run.
     """
     text = text.strip()
     if not text:
-        raise _Refused("write a number or a list of numbers, e.g. [[1.0, 2.0], [3.0, 4.0]]")
+        raise FieldRefused("write a number or a list of numbers, e.g. [[1.0, 2.0], [3.0, 4.0]]")
     if "#" in text:  # a comment would swallow the rest of the written line
-        raise _Refused("remove the comment (# ...): only the values go here")
+        raise FieldRefused("remove the comment (# ...): only the values go here")
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as e:
         where = f"column {e.offset}"
         if (e.lineno or 1) > 1:
             where = f"line {e.lineno}, {where}"
-        raise _Refused(f"not a list of numbers: {e.msg} at {where}") from None
+        raise FieldRefused(f"not a list of numbers: {e.msg} at {where}") from None
     except (ValueError, RecursionError, MemoryError):
-        raise _Refused("not a list of numbers (too deeply nested?)") from None
+        raise FieldRefused("not a list of numbers (too deeply nested?)") from None
     try:
         return _literal(tree.body)
     except RecursionError:
-        raise _Refused("the list is too deeply nested") from None
+        raise FieldRefused("the list is too deeply nested") from None
 
 
 def _literal(node):
@@ -83,7 +81,7 @@ def _literal(node):
         sign = -1 if isinstance(node.op, ast.USub) else 1
         node = node.operand
         if isinstance(node, ast.Constant) and isinstance(node.value, bool):
-            raise _Refused(f"write {'-' if sign < 0 else '+'}1 or 0, not a sign before "
+            raise FieldRefused(f"write {'-' if sign < 0 else '+'}1 or 0, not a sign before "
                            f"{node.value} (column {node.col_offset})")
     if isinstance(node, ast.Constant):
         value = node.value
@@ -92,9 +90,9 @@ def _literal(node):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return sign * value
         if isinstance(value, complex):
-            raise _Refused(f"complex numbers are not supported (column {node.col_offset + 1})")
+            raise FieldRefused(f"complex numbers are not supported (column {node.col_offset + 1})")
     where = getattr(node, "col_offset", 0) + 1
-    raise _Refused(f"only numbers, True and False in lists or tuples (column {where}: "
+    raise FieldRefused(f"only numbers, True and False in lists or tuples (column {where}: "
                    f"{type(node).__name__.lower()})")
 
 
@@ -105,24 +103,31 @@ def _is_bare_tuple(text: str) -> bool:
         and node.elts[0].col_offset == node.col_offset
 
 
-def parse_shape(text: str) -> tuple[int, ...]:
-    """``"2, 3"``, ``"(2, 3)"``, ``"[2,3]"`` -> (2, 3); ``""`` -> () (a scalar). Negative sizes
-    are returned: each factory refuses them in its own words."""
+def parse_whole_numbers(text: str, example: str) -> tuple[int, ...]:
+    """``"2, 3"``, ``"(2, 3)"``, ``"[2,3]"``, ``"(2,)"`` -> the ints; ``""`` -> (). A part that is
+    no whole number is ``FieldRefused``, the reason showing ``example`` of what to write."""
     inner = text.strip()
     if inner[:1] + inner[-1:] in ("()", "[]"):
         inner = inner[1:-1].strip()
     if not inner:
         return ()
     parts = [p.strip() for p in inner.split(",")]
-    if parts[-1] == "":  # "(2,)"
+    if parts[-1] == "" and len(parts) > 1:  # "(2,)"
         parts.pop()
-    sizes = []
+    numbers = []
     for part in parts:
         try:
-            sizes.append(int(part, 10))
+            numbers.append(int(part, 10))
         except ValueError:
-            raise _Refused(f"'{part}' is not a whole number: write sizes like 2, 3") from None
-    return tuple(sizes)
+            what = f"'{part}'" if part else "an empty entry"
+            raise FieldRefused(f"{what} is not a whole number: write sizes like {example}") from None
+    return tuple(numbers)
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    """A tensor's shape; ``""`` -> () (a scalar). Negative sizes are returned: each factory
+    refuses them in its own words."""
+    return parse_whole_numbers(text, "2, 3")
 
 
 # -- the form ------------------------------------------------------------------------------------
@@ -155,7 +160,7 @@ def _values_errors(form: TensorForm, errors: dict) -> str | None:
     """Check the values; the tensor's dtype (as torch.tensor infers it) when they are fine."""
     try:
         data = parse_values(form.values)
-    except _Refused as e:
+    except FieldRefused as e:
         errors["values"] = str(e)
         return None
     explicit = None if form.dtype == "auto" else form.dtype
@@ -171,7 +176,7 @@ def _values_errors(form: TensorForm, errors: dict) -> str | None:
 def _factory_errors(form: TensorForm, dtype: str, errors: dict) -> None:
     try:
         shape = parse_shape(form.shape)
-    except _Refused as e:
+    except FieldRefused as e:
         errors["shape"] = str(e)
         return
     if any(s < 0 for s in shape):
