@@ -25,7 +25,7 @@ import numpy as np
 from ..session.breakpoints import DataBreakpoints
 from ..session.counters import Counters
 from ..session.diff import compute_diff
-from ..session.events import Position, SessionEvent
+from ..session.events import EventPublisher, Position, SessionEvent
 from ..session.state import Snapshot, TensorRecord, non_finite
 from ..session.timeline import BACKWARD, STEP, TimelinePoint
 from .graph import _recorded_of, recorded_graph
@@ -64,7 +64,7 @@ class ReplayPause:
     locals: dict = field(default_factory=dict)
 
 
-class RecordedSession:
+class RecordedSession(EventPublisher):
     """Replays a recorded backward pass (and its recorded iterations) as a debugging session.
 
     Parameters
@@ -114,7 +114,7 @@ class RecordedSession:
         self._position: ReplayPosition | None = None
         self._snapshot = self._snapshot_at(self._index)
         self._set_counters(self._index)
-        self._subscribers: list[Callable[[SessionEvent], None]] = []
+        self._subscribers: list[Callable[[SessionEvent], None]] = []  # for EventPublisher
         self._lock = threading.RLock()
         self._busy = False
         self._pause_requested = threading.Event()
@@ -173,20 +173,8 @@ class RecordedSession:
         return out
 
     # ------------------------------------------------------------------ subscribers
-    def subscribe(self, fn: Callable[[SessionEvent], None]) -> Callable[[], None]:
-        """Call ``fn(SessionEvent)`` for every event; returns a function that unsubscribes."""
-        self._subscribers.append(fn)
-
-        def unsubscribe() -> None:
-            if fn in self._subscribers:
-                self._subscribers.remove(fn)
-
-        return unsubscribe
-
     def _emit(self, kind: str, **fields: Any) -> None:
-        event = SessionEvent(kind, **fields)
-        for fn in tuple(self._subscribers):
-            fn(event)
+        self._send(kind, **fields)
 
     def open(self) -> None:
         """Publish the state the replay opens in (the whole recording, finished)."""

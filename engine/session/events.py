@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 # The kinds of session event.
 PAUSED = "paused"  # pause, diff, position, point, reason, snapshot, travelled
@@ -71,3 +71,25 @@ class Position:
     backward_step: tuple | None = None
     depth: int = 0
     point_index: int | None = None
+
+
+class EventPublisher:
+    """``subscribe(fn) -> unsubscribe`` and ``_send(kind, **fields)``: what a session and the
+    recording player share for their views. The class sets ``self._subscribers = []``."""
+
+    _subscribers: list
+
+    def subscribe(self, fn: Callable[[SessionEvent], None]) -> Callable[[], None]:
+        """Call ``fn(SessionEvent)`` for every event; returns a function that unsubscribes."""
+        self._subscribers.append(fn)
+
+        def unsubscribe() -> None:
+            if fn in self._subscribers:
+                self._subscribers.remove(fn)
+
+        return unsubscribe
+
+    def _send(self, kind: str, **fields: Any) -> None:
+        event = SessionEvent(kind, **fields)
+        for fn in tuple(self._subscribers):
+            fn(event)

@@ -33,7 +33,7 @@ from .breakpoints import (
 )
 from .counters import Counters, StatementCalls, calls_in
 from .diff import compute_diff
-from .events import Position, SessionEvent
+from .events import EventPublisher, Position, SessionEvent
 from .explain import explain
 from .lint import Linter, LintWarning
 from .state import capture, named_tensors, non_finite, visible_names
@@ -68,7 +68,7 @@ def _scalar(value: Any) -> float | None:
     return None
 
 
-class Session:
+class Session(EventPublisher):
     """A debugging session of one script.
 
     Parameters
@@ -132,7 +132,7 @@ class Session:
         self.losses: list[tuple[int, float]] = []  # (iteration, value of `loss` at its end)
         self.console: list[str] = []
         self._line_open = False
-        self._subscribers: list[Callable[[SessionEvent], None]] = []
+        self._subscribers: list[Callable[[SessionEvent], None]] = []  # for EventPublisher
         if on_event is not None:
             self.subscribe(on_event)
         self._lock = threading.RLock()
@@ -151,22 +151,10 @@ class Session:
         self._reset_run_state()
 
     # ------------------------------------------------------------------ subscribers
-    def subscribe(self, fn: Callable[[SessionEvent], None]) -> Callable[[], None]:
-        """Call ``fn(SessionEvent)`` for every event; returns a function that unsubscribes."""
-        self._subscribers.append(fn)
-
-        def unsubscribe() -> None:
-            if fn in self._subscribers:
-                self._subscribers.remove(fn)
-
-        return unsubscribe
-
     def _emit(self, kind: str, **fields: Any) -> None:
         if self._replaying:
             return
-        event = SessionEvent(kind, **fields)
-        for fn in tuple(self._subscribers):
-            fn(event)
+        self._send(kind, **fields)
 
     # ------------------------------------------------------------------ breakpoints
     def set_breakpoint(self, line: int, condition: str | None = None) -> LineBreakpoint:
