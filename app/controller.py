@@ -51,7 +51,7 @@ class SessionSnapshot:
     position: Any = None
     counters: Any = None
     timeline: Any = None
-    workspace: Any = None  # engine.build.Workspace: the names the builder offers (None: no build)
+    workspace: Any = None  # engine.builder.Workspace: the names the builder offers (None: no build)
     path: str | None = None
     version: int = 0  # grows with each published snapshot: cheap "did anything change?"
 
@@ -405,7 +405,7 @@ def _build_view_state(session, previous: dict | None) -> dict | None:
         # A recording is not re-run: its player gives the graph as it stood at the replay step.
         graph = session.graph(previous["graph"] if same else None)
     else:
-        from engine.build.workspace import describe
+        from engine.builder.workspace import describe
 
         names = session.visible_names()
         graph = build_graph(names, session.last_backward_steps,

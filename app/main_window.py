@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
         self._dock("console", "Console", self.console, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.panels: dict[str, QWidget] = {}
 
-        from .builder_host import BuilderHost
+        from .builder.host import BuilderHost
 
         self.builder = BuilderHost(self)
         self.actions_by_id = build_actions(self)
@@ -501,7 +501,7 @@ class MainWindow(QMainWindow):
     def redo(self) -> None:
         self.editor.redo()
 
-    # Building by pointing (app/builder_host.py): every gesture writes its line.
+    # Building by pointing (app/builder/host.py): every gesture writes its line.
     def build_new_tensor(self) -> None:
         self.builder.new_tensor()
 

@@ -55,8 +55,8 @@ def row(name, node_name, forward, *vjps, saves="", table=None, **kw) -> None:
 
 # PyTorch's fused backward kernels (``tanh_backward``...), which only a create_graph backward
 # records (TanhBackwardBackward0). Rows as any other, kept apart from OPS only because
-# ``tests/engine/test_gradcheck.py`` checks every OPS row against its own input recipes
-# (``tests/engine/test_fidelity_more.py`` checks these against PyTorch's third derivatives).
+# ``tests/engine/ops/test_gradcheck.py`` checks every OPS row against its own input recipes
+# (``tests/engine/test_class_names_and_second_order.py`` checks these against PyTorch's third derivatives).
 BACKWARD_OPS: dict[str, Op] = {}
 
 

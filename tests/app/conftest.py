@@ -55,7 +55,7 @@ def make_window(qtbot, settings):
 @pytest.fixture
 def window(make_window, qtbot):
     """The window as a new user sees it: the seed demo, run to its first breakpoint."""
-    from window_support import wait_idle
+    from tests.app.window_support import wait_idle
 
     window = make_window()
     qtbot.waitUntil(lambda: window.controller.session is not None)

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from app.panels import GradientBufferPanel, OptimizerPanel, TimelinePanel  # noqa: E402
-from test_panels_support import FakeController  # noqa: E402
+from tests.app.panels_support import FakeController  # noqa: E402
 
 SHOTS = Path(__file__).resolve().parents[2] / "screenshots" / "panels"
 

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("pytestqt")
 
 from app.panels import GradientBufferPanel, OptimizerPanel, TrainingPlotsPanel  # noqa: E402
-from test_panels_support import FakeController  # noqa: E402
+from tests.app.panels_support import FakeController  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "screenshots" / "panels"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from window_support import click_node, position, status, trigger, wait_idle
+from tests.app.window_support import click_node, position, status, trigger, wait_idle
 
 from app import controller as ctl
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from window_support import position, status, trigger
+from tests.app.window_support import position, status, trigger
 
 from app import controller as ctl
 from engine import files

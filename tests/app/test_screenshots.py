@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from window_support import click_node, position, status, trigger, wait_idle
+from tests.app.window_support import click_node, position, status, trigger, wait_idle
 
 from app import controller as ctl
 

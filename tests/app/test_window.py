@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QKeySequence
-from window_support import click_node, position, status, trigger, wait_idle
+from tests.app.window_support import click_node, position, status, trigger, wait_idle
 
 from app import controller as ctl
 from app.actions import ACTIONS

@@ -36,9 +36,9 @@ def best_of(fn, repeat: int = 7, number: int = 1) -> float:
 
 def bench_palette() -> None:
     import engine.script
-    from engine.build.catalog import CATALOG
-    from engine.build.check import palette
-    from engine.build.workspace import describe
+    from engine.builder.catalog import CATALOG
+    from engine.builder.check import palette
+    from engine.builder.workspace import describe
 
     try:
         import torch
@@ -50,7 +50,7 @@ def bench_palette() -> None:
         src = (f"import torch\na = torch.zeros({n}, {n}, requires_grad=True)\n"
                f"b = torch.zeros({n}, {n})\n")
         ws = describe(engine.script.run(src), src)
-        from engine.build import check
+        from engine.builder import check
 
         def cold():
             check._VERDICTS.clear()  # every op dry-run again, as for a new layout
@@ -108,7 +108,7 @@ def _torch_calls(torch, F):
 
 def bench_describe() -> None:
     import engine.script
-    from engine.build.workspace import describe
+    from engine.builder.workspace import describe
 
     print("describe(): the builder's workspace after every command")
     for count in (10, 100, 1000):
@@ -125,8 +125,8 @@ def bench_gesture() -> None:
 
     import engine.script
     from app.main_window import MainWindow
-    from engine.build.check import apply_op
-    from engine.build.catalog import BY_ID
+    from engine.builder.check import apply_op
+    from engine.builder.catalog import BY_ID
 
     app = QApplication.instance() or QApplication(sys.argv)
     settings = QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat)

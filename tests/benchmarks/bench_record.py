@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "engine", "record"))
 import torch  # noqa: E402
 
 import engine.record as record  # noqa: E402
-from plain_resnet import deep_resnet, resnet18  # noqa: E402
+from tests.engine.record.plain_resnet import deep_resnet, resnet18  # noqa: E402
 
 
 def _timed(fn):

@@ -16,7 +16,7 @@ torch.set_num_threads(1)
 import engine  # noqa: E402
 import engine.record as record  # noqa: E402
 from engine.graph import build_graph  # noqa: E402
-from snippets import SNIPPETS  # noqa: E402
+from tests.engine.record.snippets import SNIPPETS  # noqa: E402
 
 pytestmark = pytest.mark.torch
 

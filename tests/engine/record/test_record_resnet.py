@@ -15,7 +15,7 @@ torch.set_num_threads(1)
 import engine.files as files  # noqa: E402
 import engine.record as record  # noqa: E402
 from engine.graph import fold, layout  # noqa: E402
-from plain_resnet import deep_resnet, resnet18  # noqa: E402
+from tests.engine.record.plain_resnet import deep_resnet, resnet18  # noqa: E402
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
 

@@ -11,21 +11,14 @@ named parameters).
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import re
 import warnings
-from pathlib import Path
 
 import engine
 from engine.script import Interpreter, ScriptError
 
-_spec = importlib.util.spec_from_file_location(
-    "engine_diff_helpers", Path(__file__).parents[1] / "conftest.py")
-_helpers = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_helpers)
-Graph, describe, assert_same, first_line = (
-    _helpers.Graph, _helpers.describe, _helpers.assert_same, _helpers.first_line)
+from tests.engine.differential import Graph, assert_same, describe, first_line, is_tensor
 
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 
@@ -75,7 +68,7 @@ def _is_module(x) -> bool:
 def describable(x, depth=0) -> bool:
     if depth > 5:
         return False
-    if _helpers.is_tensor(x) or x is None or isinstance(x, (bool, int, float, str)):
+    if is_tensor(x) or x is None or isinstance(x, (bool, int, float, str)):
         return True
     if type(x).__name__ in ("Size", "dtype") or _is_module(x):
         return True

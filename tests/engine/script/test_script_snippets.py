@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from script_diff import check_script
-from script_snippets import SNIPPETS
+from tests.engine.script.script_diff import check_script
+from tests.engine.script.script_snippets import SNIPPETS
 
 pytest.importorskip("torch")
 
