@@ -213,7 +213,7 @@ def flat_positions(base: np.ndarray, region: np.ndarray):
     it; None when ``base`` has gaps in memory (then no layout-alike index array exists)."""
     # An index array laid out in memory as ``base`` is (C, Fortran or any dense order), holding
     # each element's C-order position; read through the region's offset and strides.
-    if not np.shares_memory(base, region):
+    if not np.shares_memory(base, region) or not _inside(base, region):
         return None
     logical = np.empty_like(base, dtype=np.int64)
     logical[...] = np.arange(base.size, dtype=np.int64).reshape(base.shape)
@@ -227,6 +227,15 @@ def flat_positions(base: np.ndarray, region: np.ndarray):
     first = memory[start // base.itemsize:]
     strides = tuple(int(st * scale) for st in region.strides)
     return np.lib.stride_tricks.as_strided(first, region.shape, strides).copy()
+
+
+def _inside(base: np.ndarray, region: np.ndarray) -> bool:
+    """Whether every byte ``region`` can reach lies within ``base``'s own bytes. A view whose base
+    had its ``.data`` replaced by a smaller array still points into the old, larger buffer: an
+    index array built from the new base must never be read through the old view's strides."""
+    low, high = np.lib.array_utils.byte_bounds(base)
+    region_low, region_high = np.lib.array_utils.byte_bounds(region)
+    return low <= region_low and region_high <= high
 
 
 class _CopySlicesOp:
@@ -265,6 +274,12 @@ def rebase_on_base(view, node, region):
     base as a CopySlices, and return the view's new node: AsStridedBackward0 over that CopySlices.
     """
     base = view._base
+    if not _inside(base._data, view._data):
+        raise RuntimeError(
+            "this view no longer lies inside its base's memory (the base's .data was replaced "
+            "after the view was taken), so an in-place write into it cannot be recorded; take "
+            "the view again from the base, or write into a copy (for example y = y.clone())"
+        )
     positions = flat_positions(base._data, region)
     if positions is None:
         raise RuntimeError(
