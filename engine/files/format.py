@@ -7,18 +7,19 @@ Equality compares arrays bit for bit (see ``codec.identical``).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..script.limits import Limits
 from .codec import identical
 
 FORMAT_NAME = "gradstep"
 FORMAT_VERSION = 1
 
 # The fields of engine.script.Limits a file may set (settings.limits).
-LIMIT_NAMES = ("max_statements", "max_tensor_elements", "max_total_bytes", "max_recursion",
-               "max_string", "max_list", "max_int_bits", "max_output")
+LIMIT_NAMES = tuple(f.name for f in dataclasses.fields(Limits))
 
 
 class _ExactEquality:

@@ -10,6 +10,8 @@ moment leaves either the old file or the new one, never a mixture. Temporary fil
 from __future__ import annotations
 
 import os
+import re
+import stat
 import tempfile
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from .errors import GraphFileError
 from .format import GraphFile
 from .limits import DEFAULT_LIMITS, ReadLimits
 from .parse import decode_text, parse_json
+from .processes import process_running
 from .serialize import graph_file_to_json, to_text
 from .validate import graph_file_from_json
 
@@ -47,16 +50,44 @@ def dumps(graph_file: GraphFile) -> str:
     ------
     GraphFileError
         If ``graph_file`` could not be read back (say, a breakpoint past the end of the script,
-        or a state larger than the read limits): a file is never written that would not load.
+        a state larger than the read limits, or more bytes than a file may have): a file is
+        never written that would not load.
     """
     doc = graph_file_to_json(graph_file)
     graph_file_from_json(doc)
-    return to_text(doc)
+    text = to_text(doc)
+    size = len(text.encode("utf-8"))
+    if size > DEFAULT_LIMITS.max_file_bytes:
+        raise GraphFileError(
+            f"the file would be {size} bytes, over the {DEFAULT_LIMITS.max_file_bytes}-byte "
+            "limit of files that load; save the script alone (as .py) or with fewer iterations "
+            "of saved state")
+    return text
+
+
+def _open_regular(path: Path):
+    """Open ``path`` for reading only if it is a regular file. Opened without blocking, so a FIFO
+    named ``x.gstep`` (whose plain open waits for a writer forever) or a device is refused at
+    once, and checked on the opened descriptor, so it cannot be swapped after the check."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError
+        if not stat.S_ISREG(mode):
+            kind = "a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device or socket"
+            raise GraphFileError(f"is {kind}, not a regular file")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _read_bytes(path: Path, max_bytes: int) -> bytes:
     try:
-        with open(path, "rb") as f:
+        with _open_regular(path) as f:
             size = os.fstat(f.fileno()).st_size
             if size > max_bytes:
                 raise GraphFileError(f"the file is {size} bytes; the limit is {max_bytes}")
@@ -111,7 +142,9 @@ def write_atomic(path, data: bytes) -> None:
     """
     path = Path(os.path.realpath(path))
     folder = path.parent if str(path.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=TEMP_SUFFIX)
+    # the writer's pid in the name tells a crashed write's leftover from one under way
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.{os.getpid()}.",
+                               suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as f:
             for chunk in _chunks(data):
@@ -128,6 +161,32 @@ def write_atomic(path, data: bytes) -> None:
             pass
         raise
     _fsync_folder(folder)
+
+
+def remove_interrupted_writes(place) -> int:
+    """Delete the temporary files that writes killed midway left behind: in ``place`` if it is a
+    folder (every file's), else next to the file ``place`` (that file's only). A temporary file
+    whose writer is still running is kept. Returns how many were removed."""
+    place = Path(place)
+    folder, name = (place, None) if place.is_dir() else (place.parent, place.name)
+    pattern = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.[^.]+" + re.escape(TEMP_SUFFIX) + r"\Z")
+    removed = 0
+    try:
+        candidates = list(folder.glob(f".{name or '*'}.*{TEMP_SUFFIX}"))
+    except OSError:
+        return 0
+    for candidate in candidates:
+        match = pattern.match(candidate.name)
+        if match is None or (name is not None and match["name"] != name):
+            continue
+        if process_running(int(match["pid"])):
+            continue
+        try:
+            candidate.unlink()
+            removed += 1
+        except OSError:
+            pass
+    return removed
 
 
 def _mode_for(path: Path) -> int:
@@ -167,4 +226,5 @@ def save(path, graph_file: GraphFile) -> None:
         data = graph_file.script.encode("utf-8")
     else:
         data = dumps(graph_file).encode("utf-8")
+    remove_interrupted_writes(path)
     write_atomic(path, data)

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from .errors import GraphFileError
 from .format import GraphFile
-from .io import load, save
+from .io import load, remove_interrupted_writes, save
+from .processes import process_running
 
 ENV_VAR = "GRADSTEP_RECOVERY_DIR"
 METADATA_KEY = "gradstep.recovery"
@@ -100,24 +101,6 @@ class RecoveredFile:
     error: str | None = None
 
 
-def _process_running(pid: int | None) -> bool:
-    if pid is None:
-        return False
-    if pid == os.getpid():
-        return True
-    if os.name != "posix":
-        return False  # os.kill(pid, 0) would terminate it on Windows: assume it is gone
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, but belongs to someone else
-    except OSError:
-        return False
-    return True
-
-
 def _entry(path: Path) -> RecoveredFile:
     slot = path.name[: -len(SUFFIX)]
     try:
@@ -147,10 +130,11 @@ def list_recovered(*, include_running: bool = False) -> list[RecoveredFile]:
     folder = recovery_dir()
     if not folder.is_dir():
         return []
+    remove_interrupted_writes(folder)  # autosaves cut short by a crash or a kill
     entries = [_entry(p) for p in folder.glob(f"*{SUFFIX}")
                if p.is_file() and not p.name.startswith(".")]
     if not include_running:
-        entries = [e for e in entries if e.error is not None or not _process_running(e.pid)]
+        entries = [e for e in entries if e.error is not None or not process_running(e.pid)]
     return sorted(entries, key=lambda e: e.saved_at, reverse=True)
 
 

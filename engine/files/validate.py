@@ -18,6 +18,7 @@ from .format import (
     FORMAT_NAME, FORMAT_VERSION, LIMIT_NAMES, Breakpoint, DataBreakpoints, GraphFile, Recorded,
     RecordedEdge, RecordedNode, SavedOptimizer, SavedState, SavedTensor, Settings, ViewState,
 )
+from ..script.limits import Limits
 from .limits import DEFAULT_LIMITS, ReadLimits
 from .lines import line_count
 from .parse import NonStandardNumber
@@ -28,6 +29,7 @@ TOP_LEVEL_FIELDS = ("format", "version", "title", "description", "script", "brea
 REQUIRED_TOP_LEVEL = ("format", "version", "script")
 BREAKPOINT_FIELDS = ("line", "condition", "enabled")
 DATA_BREAKPOINT_FIELDS = ("nan", "grad_norm", "on_backward", "on_zero_grad", "on_step")
+APP_LIMITS = Limits()  # the most a file's settings.limits may ask for
 SETTINGS_FIELDS = ("seed", "limits")
 VIEW_FIELDS = ("positions", "folded", "zoom", "center")
 STATE_FIELDS = ("iteration", "tensors", "optimizers")
@@ -96,11 +98,14 @@ class _Reader:
             raise GraphFileError(f"expected true or false, got {describe(value)}", field=path)
         return value
 
-    def int(self, value, path: str, *, minimum: int | None = None) -> int:
+    def int(self, value, path: str, *, minimum: int | None = None,
+            maximum: int | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise GraphFileError(f"expected an integer, got {describe(value)}", field=path)
         if minimum is not None and value < minimum:
             raise GraphFileError(f"expected an integer >= {minimum}, got {value}", field=path)
+        if maximum is not None and value > maximum:
+            raise GraphFileError(f"expected an integer <= {maximum}, got {value}", field=path)
         return value
 
     def number(self, value, path: str, *, positive: bool = False) -> float:
@@ -238,7 +243,10 @@ class _Reader:
         if seed >= 2**64:
             raise GraphFileError("expected a seed below 2**64", field="settings.seed")
         limits = self.obj(value.get("limits", {}), "settings.limits", LIMIT_NAMES)
-        return Settings(seed, {k: self.int(v, f"settings.limits.{k}", minimum=1)
+        # A file may only lower the app's limits: a file from anyone must not let its script
+        # run longer or allocate more than any script may.
+        return Settings(seed, {k: self.int(v, f"settings.limits.{k}", minimum=1,
+                                           maximum=getattr(APP_LIMITS, k))
                                for k, v in limits.items()})
 
     def view(self, value) -> ViewState:

@@ -138,6 +138,27 @@ def test_killing_the_writer_mid_save_never_damages_the_old_file(tmp_path, where)
     if where == "mid-write":
         with pytest.raises(F.GraphFileError):
             F.loads(temp.read_bytes())
+    # the next save of that file cleans the crashed writer's leftover, and only that
+    unrelated = tmp_path / ".other.gstep.999999999.abc.tmp"
+    unrelated.write_bytes(b"not ours")
+    F.save(path, sample(title="after"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [unrelated.name, path.name]
+
+
+def test_a_temporary_file_of_a_running_writer_is_kept(tmp_path):
+    path = tmp_path / "lesson.gstep"
+    ours = tmp_path / f".lesson.gstep.{os.getpid()}.abc.tmp"  # this process is running
+    ours.write_bytes(b"half")
+    assert F.io.remove_interrupted_writes(path) == 0 and ours.exists()
+
+
+def test_the_recovery_listing_clears_autosaves_cut_short(tmp_path, monkeypatch):
+    monkeypatch.setenv("GRADSTEP_RECOVERY_DIR", str(tmp_path))
+    dead_pid = 2**22 + 12345  # above Linux's default pid_max: no such process
+    leftover = tmp_path / f".session-{dead_pid}.gstep.{dead_pid}.x1y2.tmp"
+    leftover.write_bytes(b"\0" * 1000)
+    assert F.recovery.list_recovered() == []
+    assert not leftover.exists()
 
 
 def test_opening_a_python_script(tmp_path):
@@ -252,3 +273,32 @@ def test_loading_runs_nothing_in_the_file(tmp_path):
                                  metadata={"run": hostile}))
         assert F.load(path).script == hostile
     assert not marker.exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_fifo_named_like_a_graph_file_is_refused_at_once(tmp_path):
+    # A plain open() of a FIFO waits for a writer forever: the load must not block.
+    path = tmp_path / "x.gstep"
+    os.mkfifo(path)
+    with pytest.raises(F.GraphFileError, match="named pipe") as info:
+        F.load(path)
+    assert info.value.filename == str(path)
+
+
+def test_a_folder_is_refused(tmp_path):
+    with pytest.raises(F.GraphFileError, match="folder"):
+        F.load(tmp_path)
+
+
+def test_the_saver_refuses_a_file_the_loader_would_refuse_and_keeps_the_old_one(tmp_path):
+    path = tmp_path / "big.gstep"
+    F.save(path, F.GraphFile(script="x = 1\n"))
+    before = path.read_bytes()
+    # Each array is within the element limits, but the text is over the byte limit.
+    huge = "# " + "a" * (F.DEFAULT_LIMITS.max_script_chars - 10) + "\n"
+    notes = {line: huge for line in range(1, 80)}
+    too_big = F.GraphFile(script="x = 1\n" * 80, notes=notes)
+    with pytest.raises(F.GraphFileError, match="over the .*-byte limit"):
+        F.save(path, too_big)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["big.gstep"]  # no temp file left

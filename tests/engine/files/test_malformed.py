@@ -159,6 +159,10 @@ CORPUS = [
     ("huge integer in float data", text(state={"tensors": {"x": tensor(value={
         "dtype": "float64", "shape": [1], "data": [10 ** 400]})}}),
      "state.tensors.x.value.data[0]", "out of range for float64"),
+    ("a file raising its own statement limit", text(settings={"limits": {
+        "max_statements": 10**18}}), "settings.limits.max_statements", "<= 5000000"),
+    ("a file raising its own memory limit", text(settings={"limits": {
+        "max_total_bytes": 2**40}}), "settings.limits.max_total_bytes", f"<= {2**30}"),
     ("latin-1 text", '{"format": "gradstep", "version": 1,\n "title": "caf\u00e9"}'.encode(
         "latin-1"), (2, 15), "not valid UTF-8 (byte 0xe9)"),
 ]

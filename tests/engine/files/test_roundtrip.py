@@ -36,7 +36,7 @@ def graph_files(draw):
             st.none() | st.floats(1e-6, 1e6)), *draw(st.tuples(*[st.booleans()] * 3))),
         settings=F.Settings(draw(st.integers(0, 2**64 - 1)), draw(st.dictionaries(
             st.sampled_from(["max_statements", "max_list", "max_output"]),
-            st.integers(1, 10**9)))),
+            st.integers(1, 10**6)))),  # a file may only lower the app's limits
         view=F.ViewState(draw(st.dictionaries(TEXT, POINT, max_size=3)),
                          draw(st.lists(TEXT.filter(bool), unique=True, max_size=3)),
                          draw(st.floats(1e-3, 1e3)), draw(st.none() | POINT)),
