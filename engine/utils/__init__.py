@@ -1,0 +1,5 @@
+"""``torch.utils`` for the engine: only ``torch.utils.data`` (datasets, samplers, DataLoader)."""
+
+from . import data
+
+__all__ = ["data"]
