@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import ast
 import functools
-import re
 from dataclasses import dataclass, field
 
-from ..graph.names import named_tensors
+from .. import naming
 from ..tensor import Tensor
 
 
@@ -98,32 +97,31 @@ class Workspace:
 
 def describe(namespace: dict, source: str = "") -> Workspace:
     """The workspace of a namespace (a script's globals) and the script's text."""
-    named = named_tensors(namespace)
+    walked = naming.walk(namespace)
+    named = walked.tensors
     freed_memo: dict[int, bool] = {}
-    infos = [tensor_info(script_expression(n.name), n.tensor, freed_memo, n.name) for n in named]
+    infos = [tensor_info(n.expression, n.tensor, freed_memo, n.name) for n in named]
     tensors = {info.name: info for info in infos}
     name_of = {id(n.tensor): info.name for n, info in zip(named, infos)}
     optimizers: dict[str, OptimizerInfo] = {}
     modules: dict[str, str] = {}
     module_specs: dict = {}
+    for entry in walked.optimizers:
+        if entry.name in namespace:  # bound to a name: what a gesture can call ``.step()`` on
+            optimizers[entry.name] = OptimizerInfo(
+                entry.name, type(entry.optimizer).__name__,
+                _optimizer_params(walked, entry.optimizer, name_of))
     for key, value in list(namespace.items()):
-        if not isinstance(key, str) or key.startswith("__"):
-            continue
-        if _is_optimizer(value):
-            optimizers[key] = OptimizerInfo(key, type(value).__name__, _optimizer_params(value, name_of))
-        elif _is_module(value):
+        if isinstance(key, str) and not key.startswith("_") and _is_module(value):
             modules[key] = type(value).__name__
             module_specs[key] = module_spec(value)
     taken = frozenset(k for k in namespace if isinstance(k, str)) | names_bound_in(source)
     return Workspace(tensors, optimizers, modules, taken, module_specs)
 
 
-_NUMBERED_SUBMODULE = re.compile(r"\.(\d+)(?=[.\[]|$)")
-
-
 def script_expression(graph_name: str) -> str:
     """The expression for a graph name: ``model.0.weight`` (a Sequential's child) is ``model[0].weight``."""
-    return _NUMBERED_SUBMODULE.sub(r"[\1]", graph_name)
+    return naming.script_expression(graph_name)
 
 
 def tensor_info(name: str, t: Tensor, freed_memo: dict | None = None, graph_name: str | None = None) -> TensorInfo:
@@ -167,13 +165,9 @@ def _graph_freed(root, memo: dict) -> bool:
     return memo[id(root)]
 
 
-def _is_optimizer(value) -> bool:
-    # Duck typing, as engine/graph/names.py does for modules: no import of engine.optim needed.
-    return isinstance(getattr(value, "param_groups", None), list) and callable(getattr(value, "step", None))
-
-
 def _is_module(value) -> bool:
-    return not isinstance(value, type) and callable(getattr(value, "named_parameters", None))
+    # by type, never by attributes (engine.naming): a look-alike is an ordinary value
+    return naming.is_module(value)
 
 
 # The engine's module classes a spec can rebuild, with the attributes their constructors take.
@@ -196,7 +190,8 @@ def module_spec(module, _depth: int = 0) -> ModuleSpec | None:
 
     cls = type(module)
     if cls.__name__ in _DROPOUTS:  # random: never dry-run, whatever it is built of
-        return ModuleSpec("Dropout", (("p", getattr(module, "p", None)),))
+        p = naming.instance_dict(module).get("p")  # no getattr: a script's class may be a property
+        return ModuleSpec("Dropout", (("p", p if isinstance(p, (int, float)) else None),))
     if not cls.__module__.startswith("engine.nn.") or _depth > _MAX_SPEC_DEPTH:
         return None
     if getattr(module, "_forward_hooks", None) or getattr(module, "_forward_pre_hooks", None):
@@ -222,10 +217,10 @@ def module_spec(module, _depth: int = 0) -> ModuleSpec | None:
     return None
 
 
-def _optimizer_params(optimizer, name_of: dict) -> tuple[str, ...]:
+def _optimizer_params(walked, optimizer, name_of: dict) -> tuple[str, ...]:
     names = []
-    for group in optimizer.param_groups:
-        for p in group.get("params", ()):
+    for group in walked.param_groups(optimizer):
+        for p in naming.group_params(group):
             name = name_of.get(id(p))
             if name is not None:
                 names.append(name)

@@ -2,7 +2,7 @@
 
 The archive holds one array per gradient, named after where the user finds it: ``w`` for a
 tensor bound to ``w``, ``model.fc1.weight`` for a module's parameter, ``layers[3]`` for a tensor in
-a list. Only buffers PyTorch keeps are exported: leaves' ``.grad`` and the ``.grad`` of non-leaf
+a list, ``d['w']`` in a dict (the names of ``engine.naming``, as the graph and the session's). Only buffers PyTorch keeps are exported: leaves' ``.grad`` and the ``.grad`` of non-leaf
 tensors that called ``retain_grad()``; tensors whose grad is None are left out.
 """
 
@@ -14,12 +14,8 @@ import zipfile
 
 import numpy as np
 
+from ..naming import walk
 from .io import write_atomic
-
-
-def _is_tensor(value) -> bool:
-    return hasattr(value, "grad_fn") and hasattr(value, "requires_grad") and hasattr(
-        value, "retains_grad")
 
 
 def _grad_array(tensor):
@@ -33,31 +29,17 @@ def _grad_array(tensor):
 
 
 def gradient_buffers(namespace: dict) -> dict[str, np.ndarray]:
-    """The gradient buffers reachable by name from ``namespace``, in the namespace's order.
+    """The gradient buffers reachable by name from ``namespace``, in the walk's order.
 
-    Looks at tensors bound to names, parameters of modules (anything with
-    ``named_parameters()``), and tensors directly inside lists and tuples. Names starting with
-    an underscore are skipped.
+    Tensors are found and named by the shared walk (``engine.naming``): bound to names, inside
+    dicts, lists and tuples, module parameters and buffers, optimizer parameters. Names starting
+    with an underscore are skipped.
     """
     out: dict[str, np.ndarray] = {}
-
-    def add(key, tensor):
-        grad = _grad_array(tensor)
+    for entry in walk(namespace).tensors:
+        grad = _grad_array(entry.tensor)
         if grad is not None:
-            out[key] = grad
-
-    for name, value in namespace.items():
-        if not isinstance(name, str) or name.startswith("_"):
-            continue
-        if _is_tensor(value):
-            add(name, value)
-        elif callable(getattr(value, "named_parameters", None)) and not isinstance(value, type):
-            for pname, param in value.named_parameters():
-                add(f"{name}.{pname}", param)
-        elif isinstance(value, (list, tuple)):
-            for i, item in enumerate(value):
-                if _is_tensor(item):
-                    add(f"{name}[{i}]", item)
+            out[entry.name] = grad
     return out
 
 

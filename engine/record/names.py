@@ -1,26 +1,38 @@
-"""Names for torch tensors: from a dict the user passes, and from modules' ``named_parameters``.
+"""Names for torch tensors: the engine's walk (``engine.naming``) run over torch's classes.
 
-The same rules as ``engine.graph.names`` (the engine's twin): a tensor bound to several names is
-drawn under the first, a module parameter is named by its path (``model.fc1.weight``) and belongs
-to its module's group (``model.fc1``), and containers are searched a few levels deep.
+The same rules as the engine's, by construction: a tensor bound to several names is drawn under
+the first, a module parameter is named by its path (``model.fc1.weight``) and belongs to its
+module's group (``model.fc1``), containers are searched a few levels deep, an optimizer's
+parameters nobody else names are ``opt.param_groups[0]['params'][i]``. Only the type checks
+differ: ``torch.Tensor``, ``torch.nn.Module`` and ``torch.optim.Optimizer``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..naming import MAX_CONTAINER_DEPTH, MAX_ITEMS, Kinds, NamedTensor, walk
 
-MAX_DEPTH = 3
-MAX_ITEMS = 10_000
+MAX_DEPTH = MAX_CONTAINER_DEPTH
+
+NamedTorchTensor = NamedTensor
+"""A torch tensor with the name it is drawn under, its module group and its other spellings."""
+
+__all__ = ["MAX_DEPTH", "MAX_ITEMS", "NamedTorchTensor", "TorchKinds", "named_torch_tensors"]
 
 
-@dataclass
-class NamedTorchTensor:
-    """A torch tensor with the name it is drawn under, its module group and its other names."""
+class TorchKinds(Kinds):
+    """torch's tensors, modules and optimizers (read through their instance dicts as well)."""
 
-    name: str
-    tensor: object
-    group: str | None = None
-    aliases: list[str] = field(default_factory=list)
+    def __init__(self, torch) -> None:
+        self.torch = torch
+
+    def is_tensor(self, value) -> bool:
+        return isinstance(value, self.torch.Tensor)
+
+    def is_module(self, value) -> bool:
+        return isinstance(value, self.torch.nn.Module)
+
+    def is_optimizer(self, value) -> bool:
+        return isinstance(value, self.torch.optim.Optimizer)
 
 
 def named_torch_tensors(names: dict | None, model=None, model_prefix: str = "") -> list:
@@ -29,7 +41,7 @@ def named_torch_tensors(names: dict | None, model=None, model_prefix: str = "") 
     Parameters
     ----------
     names : dict, optional
-        Name -> tensor, module, or list/tuple/dict of them (e.g. a script's namespace).
+        Name -> tensor, module, optimizer, or list/tuple/dict of them (e.g. a script's namespace).
     model : torch.nn.Module, optional
         Its parameters are named by their path, prefixed with ``model_prefix``.
     model_prefix : str
@@ -37,43 +49,7 @@ def named_torch_tensors(names: dict | None, model=None, model_prefix: str = "") 
     """
     import torch
 
-    found: dict[int, NamedTorchTensor] = {}
-    for name, value in (names or {}).items():
-        if isinstance(name, str) and not name.startswith("__"):
-            _visit(torch, name, value, found, 0)
-    if model is not None:
-        _visit_module(model_prefix, model, found)
-    return list(found.values())
-
-
-def _visit(torch, name: str, value, found: dict, depth: int) -> None:
-    if isinstance(value, torch.Tensor):
-        _add(name, value, None, found)
-    elif isinstance(value, torch.nn.Module):
-        _visit_module(name, value, found)
-    elif isinstance(value, (list, tuple)) and depth < MAX_DEPTH:
-        for i, item in enumerate(value[:MAX_ITEMS]):
-            _visit(torch, f"{name}[{i}]", item, found, depth + 1)
-    elif isinstance(value, dict) and depth < MAX_DEPTH:
-        for i, (key, item) in enumerate(value.items()):
-            if i >= MAX_ITEMS:
-                break
-            if isinstance(key, (str, int)):
-                _visit(torch, f"{name}[{key!r}]", item, found, depth + 1)
-
-
-def _visit_module(prefix: str, module, found: dict) -> None:
-    for path, param in module.named_parameters():
-        owner = path.rsplit(".", 1)[0] if "." in path else ""
-        group = ".".join(p for p in (prefix, owner) if p) or None
-        _add(".".join(p for p in (prefix, path) if p), param, group, found)
-
-
-def _add(name: str, tensor, group, found: dict) -> None:
-    entry = found.get(id(tensor))
-    if entry is None:
-        found[id(tensor)] = NamedTorchTensor(name, tensor, group)
-        return
-    entry.aliases.append(name)
-    if entry.group is None:
-        entry.group = group
+    extra = ((model_prefix, model),) if model is not None else ()
+    naming = walk(names or {}, TorchKinds(torch), extra=extra)
+    return [NamedTensor(e.name, e.tensor, e.group, e.other_spellings, e.expression, e.parameter,
+                        e.buffer) for e in naming.tensors]

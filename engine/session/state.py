@@ -12,11 +12,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from .. import naming
 from ..tensor import Tensor
-
-# Containers of tensors are listed element by element only up to this length: a dataset held in a
-# Python list is not what the debugger's panels show.
-_MAX_LISTED = 64
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,7 +47,8 @@ class Snapshot:
     Attributes
     ----------
     tensors : dict
-        Display name (``w``, ``model.fc1.weight``, ``params[0]``) -> ``TensorRecord``.
+        Display name (``w``, ``model.fc1.weight``, ``params[0]``, ``d['w']``: the names of
+        ``engine.naming``, as the graph's) -> ``TensorRecord``.
     optimizer : dict
         ``(optimizer name, parameter name, state key)`` -> copied value (array or Python scalar).
     scalars : dict
@@ -85,11 +83,13 @@ class Snapshot:
 
 
 def is_module(value: Any) -> bool:
-    return callable(getattr(value, "named_parameters", None)) and hasattr(value, "_modules")
+    """An engine ``nn.Module``, recognised by type (``engine.naming``)."""
+    return naming.is_module(value)
 
 
 def is_optimizer(value: Any) -> bool:
-    return hasattr(value, "param_groups") and hasattr(value, "state") and not is_module(value)
+    """An engine ``optim.Optimizer``, recognised by type (``engine.naming``)."""
+    return naming.is_optimizer(value)
 
 
 def visible_names(globals_: Mapping | None, locals_: Mapping | None) -> dict:
@@ -105,27 +105,14 @@ def visible_names(globals_: Mapping | None, locals_: Mapping | None) -> dict:
 
 
 def named_tensors(names: Mapping) -> dict:
-    """Display name -> Tensor for tensors bound to names, inside modules, lists and tuples."""
-    out: dict = {}
-    for name, value in names.items():
-        if isinstance(value, Tensor):
-            out.setdefault(name, value)
-        elif is_module(value):
-            try:
-                params = list(value.named_parameters())
-            except Exception:  # noqa: BLE001 - a half-built module must not break the debugger
-                params = []
-            for pname, p in params:
-                out.setdefault(f"{name}.{pname}", p)
-        elif isinstance(value, (list, tuple)) and 0 < len(value) <= _MAX_LISTED:
-            for i, item in enumerate(value):
-                if isinstance(item, Tensor):
-                    out.setdefault(f"{name}[{i}]", item)
-    return out
+    """Display name -> Tensor: every tensor reachable by name, each once, named by the shared
+    walk (``engine.naming``: ``w``, ``d['w']``, ``params[0]``, ``model.fc1.weight``)."""
+    return naming.walk(names).by_name()
 
 
 def optimizers(names: Mapping) -> dict:
-    return {name: value for name, value in names.items() if is_optimizer(value)}
+    """Name -> engine optimizer reachable from ``names`` (bound, or inside a container)."""
+    return {e.name: e.optimizer for e in naming.walk(names).optimizers}
 
 
 def _copy(array: np.ndarray) -> np.ndarray:
@@ -178,20 +165,13 @@ def _state_value(value: Any, previous: Any) -> Any:
     return repr(value)
 
 
-def optimizer_entries(opts: Mapping, tensor_names: Mapping, previous: Mapping) -> dict:
-    """``(optimizer, param, key)`` -> copied state value, naming params by their display names."""
-    by_id = {}
-    for name, t in tensor_names.items():
-        by_id.setdefault(id(t), name)
+def optimizer_entries(walked: naming.Naming, previous: Mapping) -> dict:
+    """``(optimizer, param, key)`` -> copied state value, naming params by the walk's names."""
     out: dict = {}
-    for opt_name, opt in opts.items():
-        for g, group in enumerate(opt.param_groups):
-            for i, p in enumerate(group.get("params", ())):
-                pname = by_id.get(id(p), f"param_groups[{g}].params[{i}]")
-                state = opt.state.get(p) if hasattr(opt.state, "get") else None
-                for key, value in (state or {}).items():
-                    k = (opt_name, pname, str(key))
-                    out[k] = _state_value(value, previous.get(k))
+    for opt in walked.optimizers:
+        for _, pname, key, value in walked.optimizer_state(opt.optimizer):
+            k = (opt.name, pname, key)
+            out[k] = _state_value(value, previous.get(k))
     return out
 
 
@@ -211,11 +191,11 @@ def capture(
 ) -> Snapshot:
     """Copy what the user sees out of the live namespaces, sharing unchanged records."""
     names = visible_names(globals_, locals_)
-    tensors = named_tensors(names)
+    walked = naming.walk(names)
     prev_t = previous.tensors if previous is not None else {}
-    records = {name: record_of(t, prev_t.get(name)) for name, t in tensors.items()}
+    records = {e.name: record_of(e.tensor, prev_t.get(e.name)) for e in walked.tensors}
     prev_o = previous.optimizer if previous is not None else {}
-    opt = optimizer_entries(optimizers(names), tensors, prev_o)
+    opt = optimizer_entries(walked, prev_o)
     return Snapshot(records, opt, _scalars(names), console_lines)
 
 
@@ -226,15 +206,4 @@ def non_finite(array: np.ndarray | None) -> bool:
 
 def parameters_of(names: Mapping) -> dict:
     """Display name -> Tensor for the parameters the script trains (in modules or optimizers)."""
-    tensors = named_tensors(names)
-    by_id = {id(t): n for n, t in tensors.items()}
-    out: dict = {}
-    for name, value in names.items():
-        if is_module(value):
-            for pname, p in value.named_parameters():
-                out.setdefault(f"{name}.{pname}", p)
-        elif is_optimizer(value):
-            for g, group in enumerate(value.param_groups):
-                for i, p in enumerate(group.get("params", ())):
-                    out.setdefault(by_id.get(id(p), f"{name}.param_groups[{g}][{i}]"), p)
-    return out
+    return {e.name: e.tensor for e in naming.walk(names).tensors if e.parameter}

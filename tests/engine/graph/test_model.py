@@ -124,25 +124,28 @@ def test_previous_graph_reports_what_changed():
 
 
 class FakeModule:
-    """Duck-typed like nn.Module: only ``named_parameters`` matters to the graph."""
+    """Looks like nn.Module (a ``named_parameters`` method) but is not one: an ordinary value."""
 
     def __init__(self, params):
         self._params = params
 
     def named_parameters(self):
-        return list(self._params.items())
+        raise AssertionError("the graph must never call a look-alike's methods")
 
 
 def test_module_parameters_are_named_by_path_and_grouped():
-    weight = T.ones(2, 2, requires_grad=True)
-    bias = T.zeros(2, requires_grad=True)
-    model = FakeModule({"fc1.weight": weight, "fc1.bias": bias})
+    nn = pytest.importorskip("engine.nn")
+    model = nn.Module()
+    model.fc1 = nn.Linear(2, 2)
+    weight, bias = model.fc1.weight, model.fc1.bias
     out = (T.ones(2) @ weight + bias).sum()
     out.grad_fn.metadata["module"] = "model.fc1"
-    g = build_graph({"model": model, "out": out})
+    g = build_graph({"model": model, "out": out,
+                     "fake": FakeModule({"fc1.weight": T.ones(2, requires_grad=True)})})
     assert g.nodes["t:model.fc1.weight"]["group"] == "model.fc1"
     assert g.nodes["t:model.fc1.weight/AccumulateGrad"]["group"] == "model.fc1"
     assert g.nodes["out/grad_fn:SumBackward0"]["group"] == "model.fc1"
+    assert not any(n.startswith("t:fake") for n in g.nodes)
 
 
 def test_engine_nn_module_parameters_are_found():
