@@ -1,7 +1,8 @@
 """``gradstep [FILE]`` opens the window; ``gradstep run|export ...`` is the headless CLI.
 
 The CLI path must not import Qt: a shell user on a machine without a display gets the engine's
-answer, and a test checks that PySide6 stays out of ``sys.modules``.
+answer, and a test checks that PySide6 stays out of ``sys.modules``. Without a display or Qt's
+system libraries the window path prints what is missing and exits 3 (``app/qt_platform.py``).
 """
 
 from __future__ import annotations

@@ -1,19 +1,20 @@
-"""Icons and other bundled resources (resources/ beside the packages)."""
+"""Icons and other bundled resources (the ``resources`` package's data: ``resources.path``)."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
+from functools import cache
 
 from PySide6.QtGui import QIcon
 
-RESOURCES = Path(__file__).resolve().parent.parent / "resources"
+import resources
+
+RESOURCES = resources.path()
 ICONS = RESOURCES / "icons"
 STYLES = RESOURCES / "styles"
 EXAMPLES = RESOURCES / "examples"
 
 
-@lru_cache(maxsize=None)
+@cache
 def icon(name: str) -> QIcon:
     """The icon ``resources/icons/<name>.svg`` (an empty icon if it is missing)."""
     path = ICONS / f"{name}.svg"

@@ -21,11 +21,20 @@ def _parse(argv: list[str]) -> argparse.Namespace:
 def run_window(argv: list[str], *, started: float | None = None) -> int:
     started = time.perf_counter() if started is None else started
     args = _parse(argv)
-    from PySide6.QtCore import QTimer
-    from PySide6.QtGui import QGuiApplication
-    from PySide6.QtWidgets import QApplication
+    from .qt_platform import EXIT_NO_DISPLAY, message, problem, problem_from_import_error
 
-    from PySide6.QtCore import Qt
+    # Qt aborts the process when its platform plugin cannot start: say why before it tries.
+    found = problem()
+    if found is not None:
+        print(message(found), file=sys.stderr)
+        return EXIT_NO_DISPLAY
+    try:
+        from PySide6.QtCore import Qt, QTimer
+        from PySide6.QtGui import QGuiApplication
+        from PySide6.QtWidgets import QApplication
+    except ImportError as e:  # QtGui's own shared libraries (libEGL, libfontconfig, ...)
+        print(message(problem_from_import_error(e)), file=sys.stderr)
+        return EXIT_NO_DISPLAY
 
     # Fractional scale factors (150 %) render crisply instead of being rounded.
     QGuiApplication.setHighDpiScaleFactorRoundingPolicy(

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# resources/ sits next to engine/ in the source tree
-EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "resources" / "examples"
+import resources
+
+# The package data of the ``resources`` package (installed with engine/ and app/).
+EXAMPLES_DIR = resources.path("examples")
 
 
 def example_paths() -> list[Path]:
