@@ -9,87 +9,47 @@ value coming in from engine code is screened.
 from __future__ import annotations
 
 import ast
+import operator
 import sys
 import types
+from itertools import repeat
 from types import MethodType
 
 import numpy as np
 
 from ..tensor import Tensor
 from .errors import ScriptError, forbidden, limit
-from .guards import check_binop, check_elements, check_expanded_size, check_length
-from .modules import ENGINE_MODULES, ModuleProxy, proxy_for
+from .guards import check_binop, check_expanded_size, check_length
+from .modules import ModuleProxy
 from .objects import SafeIterator, ScriptFunction, SuperProxy
 from .safety import (
     DENIED_CONSTRUCTORS, DENIED_TYPES, DENIED_VALUE_ATTRS, NODE_ATTRS, NUMPY_ATTRS,
     READABLE_DUNDER_ATTRS, TENSOR_SETTABLE, check_callable, is_engine_type,
 )
+from .screening import PASS, ScreeningMixin
 
-_PLAIN = frozenset({int, float, bool, str, type(None), tuple, list, dict})
-# Values that need no screening: plain data, bound methods and functions (whose attributes are
-# all dunders), and the interpreter's own objects.
-_SAFE = _PLAIN | {types.MethodType, types.FunctionType, ScriptFunction, SafeIterator, ModuleProxy,
-                  SuperProxy}
 _RISKY = frozenset({int, bool, str, bytes, bytearray, list, tuple})
 _SIZED_CONTAINERS = (list, dict, set, bytearray)
 _OBJECT_GETATTRIBUTE = object.__getattribute__
-# classes whose values _screen_slow looks at (or whose checks depend on the value)
-_SCREENED = (Tensor, types.GeneratorType, types.ModuleType, types.BuiltinFunctionType, type,
-             np.ndarray) + DENIED_TYPES
 _MISSING = object()
-_SCRIPT_NAME_OF = {real: name for name, real in ENGINE_MODULES.items()}
+_getitem = operator.getitem
 
 
-class AccessMixin:
+class AccessMixin(ScreeningMixin):
     """Attribute, item and call access under the safety policy (mixed into ``Interpreter``)."""
 
-    # -- screening values that come in -------------------------------------------------------------
-    def _screen(self, value, node=None):
-        t = type(value)
-        if t in _SAFE:
-            return value
-        if t is Tensor:
-            if value._data.size < self._small_tensor:
-                return value
-            return self._check_tensor(value, node)
-        return self._screen_slow(value, node)
-
-    def _screen_slow(self, value, node):
-        t = type(value)
-        if t in self._plain_types:
-            return value
-        if isinstance(value, Tensor):
-            return self._check_tensor(value, node)
-        if isinstance(value, types.GeneratorType):
-            return SafeIterator(value, self._tick, self._screen)
-        if isinstance(value, types.ModuleType):
-            name = _SCRIPT_NAME_OF.get(value.__name__)
-            if name is None:
-                raise forbidden(f"module '{value.__name__}' is not available to scripts", node)
-            return proxy_for(name, node)
-        if isinstance(value, DENIED_TYPES):
-            raise forbidden(f"a {type(value).__name__} object is not available to scripts", node)
-        if isinstance(value, (types.BuiltinFunctionType, type)):
-            check_callable(value, node)
-        if isinstance(value, np.ndarray):
-            check_elements(value.size, self.limits)
-        elif value.__class__ is t and not issubclass(t, _SCREENED):
-            # none of the checks above can apply to another value of this class
-            if len(self._plain_types) > 10_000:
-                self._plain_types.clear()
-            self._plain_types.add(t)
-        return value
-
-    def _check_tensor(self, t, node):
-        n = t._data.size
-        if n > self._max_elements:
-            raise limit(f"tensor too large: {n} elements (the limit is {self._max_elements})",
-                        node)
-        if n >= 16384:
-            self._memory.track(t, node)
-            if n >= 1 << 20:
-                self._memory.check_process(node)
-        return t
+    # -- the one way to call engine or Python code ----------------------------------------------
+    def _native(self, fn, args, kwargs, node):
+        """``fn(*args, **kwargs)``, its exceptions turned into the script's ScriptError at ``node``
+        (the caller screens what it returns)."""
+        try:
+            if kwargs:
+                return fn(*args, **kwargs)
+            return fn(*args)
+        except ScriptError:
+            raise
+        except Exception as e:
+            raise self._runtime(e, node) from e
 
     # -- attributes --------------------------------------------------------------------------------
     def _getattr(self, obj, name, node):
@@ -168,60 +128,29 @@ class AccessMixin:
     def _call_method(self, fn, obj, args, kwargs, node):
         """``obj.name(*args, **kwargs)`` for a function from ``_method_for``: the end of
         ``_call_plain`` for a bound method, without making it."""
-        for a in args:
-            ta = type(a)
-            if ta is range:
-                self._materialize_size(a, node)
-            elif ta is list or ta is tuple or ta is dict:
-                if a and ta is not dict and isinstance(a[0], (list, tuple, dict)):
-                    check_expanded_size(a, self.limits)
-        try:
-            if kwargs:
-                result = fn(obj, *args, **kwargs)
-            else:
-                result = fn(obj, *args)
-        except ScriptError:
-            raise
-        except Exception as e:
-            raise self._runtime(e, node) from e
+        if args:
+            self._check_arguments(args, node)
+        result = self._native(fn, (obj, *args), kwargs, node)
         t = type(result)
-        if t is Tensor:
-            if result._data.size < self._small_tensor:
-                return result
-            return self._check_tensor(result, node)
-        if t in _PLAIN:
-            if t is str and len(result) > self.limits.max_string:
-                check_length(len(result), self.limits.max_string, result)
-            return result
-        return self._screen_slow(result, node)
+        if t in PASS or (t is Tensor and result._data.size < self._small_tensor):
+            return result  # _screen's own fast paths, without the call
+        return self._screen(result, node)
 
     def _attr_generic(self, obj, name, node):
-        try:
-            value = getattr(obj, name)
-        except ScriptError:
-            raise
-        except Exception as e:
-            raise self._runtime(e, node) from e
-        return self._screen(value, node)
+        return self._screen(self._native(getattr, (obj, name), None, node), node)
 
     def _attr_name(self, obj, name, node):
-        try:
-            value = getattr(obj, name)
-        except Exception as e:
-            raise self._runtime(e, node) from e
+        value = self._native(getattr, (obj, name), None, node)
         if not isinstance(value, str):
             raise forbidden(f"attribute '{name}' is not available here", node)
         return value
 
     def _attr_proxy(self, obj, name, node):
-        return obj._lookup(name, node)
+        """A module's attribute (also ``from module import name``)."""
+        return self._screen(obj._lookup(name, node), node)
 
     def _attr_super(self, obj, name, node):
-        try:
-            value = getattr(super(obj._owner, obj._obj), name)
-        except Exception as e:
-            raise self._runtime(e, node) from e
-        return self._screen(value, node)
+        return self._attr_generic(super(obj._owner, obj._obj), name, node)
 
     def _attr_none(self, obj, name, node):
         kind = "function" if type(obj) is ScriptFunction else "iterator"
@@ -280,12 +209,7 @@ class AccessMixin:
             raise forbidden(
                 f"cannot set attributes of {_describe(obj)}: only objects of the script's own "
                 "classes (and nn.Module instances) can be changed", node)
-        try:
-            setattr(obj, name, value)
-        except ScriptError:
-            raise
-        except Exception as e:
-            raise self._runtime(e, node) from e
+        self._native(setattr, (obj, name, value), None, node)
 
     def _is_module(self, t) -> bool:
         known = self._module_types.get(t)
@@ -304,16 +228,17 @@ class AccessMixin:
             raise forbidden(f"cannot assign items of {type(obj).__name__} objects", node)
         if type(key) is tuple and isinstance(obj, dict):
             check_expanded_size(key, self.limits)
-        try:
-            obj[key] = value
-        except ScriptError:
-            raise
-        except Exception as e:
-            raise self._runtime(e, node) from e
+        self._native(operator.setitem, (obj, key, value), None, node)
         if isinstance(obj, (list, dict)):
             check_length(len(obj), self.limits.max_list)
         elif type(obj) is not Tensor and isinstance(obj, Tensor):
             self._check_tensor(obj, node)
+
+    def _getitem(self, obj, key, node):
+        """``obj[key]`` (a subscript, also the current value of ``obj[key] += ...``)."""
+        if type(key) is tuple and isinstance(obj, dict):
+            check_expanded_size(key, self.limits)
+        return self._screen(self._native(_getitem, (obj, key), None, node), node)
 
     def _delete(self, target, act):
         kind = target.__class__
@@ -329,20 +254,14 @@ class AccessMixin:
             key = self._eval(target.slice, act)
             if not (isinstance(obj, (list, dict)) or self._is_module(type(obj))):
                 raise forbidden(f"cannot delete items of {type(obj).__name__} objects", target)
-            try:
-                del obj[key]
-            except Exception as e:
-                raise self._runtime(e, target) from e
+            self._native(operator.delitem, (obj, key), None, target)
         elif kind is ast.Attribute:
             obj = self._eval(target.value, act)
             name = target.attr
             if not (type(obj) in self._script_classes or obj in self._script_classes
                     or self._is_module(type(obj))):
                 raise forbidden(f"cannot delete attributes of {_describe(obj)}", target)
-            try:
-                delattr(obj, name)
-            except Exception as e:
-                raise self._runtime(e, target) from e
+            self._native(delattr, (obj, name), None, target)
         else:
             for elt in target.elts:
                 self._delete(elt, act)
@@ -376,7 +295,7 @@ class AccessMixin:
         act.locals[name] = value
 
     def _unpack(self, elts, value, act, node):
-        items = list(self._materialize(value, node))
+        items = self._screened_items(value, node)
         star = [i for i, e in enumerate(elts) if e.__class__ is ast.Starred]
         if not star:
             if len(items) != len(elts):
@@ -411,13 +330,21 @@ class AccessMixin:
             raise self._runtime(e, node) from e
 
     def _iterate(self, iterable, node):
-        """An iterator for a ``for`` loop or a comprehension (never handed to the script)."""
-        try:
-            return iter(iterable)
-        except ScriptError:
-            raise
-        except Exception as e:
-            raise self._runtime(e, node) from e
+        """An iterator of the screened items of ``iterable``, for a ``for`` loop, a comprehension
+        or ``_materialize`` (never handed to the script)."""
+        it = self._native(iter, (iterable,), None, node)
+        t = type(iterable)
+        if t is range or t is SafeIterator:
+            return it  # ints; items the SafeIterator screens itself
+        return map(self._screen, it, repeat(node))
+
+    def _screened_items(self, iterable, node):
+        """The screened items of ``iterable`` as a list or tuple (unpacking, ``f(*args)``)."""
+        t = type(iterable)
+        if t is list or t is tuple:
+            screen = self._screen
+            return [screen(item, node) for item in iterable]
+        return self._materialize(iterable, node)  # screened by _iterate (range: ints)
 
     def _materialize(self, iterable, node=None):
         """The items of ``iterable`` as a list or tuple, refusing more than ``max_list``."""
@@ -460,22 +387,10 @@ class AccessMixin:
             raise
         except Exception as e:
             raise self._runtime(e, node) from e
-        if type(result) is Tensor and result._data.size < self._small_tensor:
-            return result
-        return self._screen_result(result, node)
-
-    def _screen_result(self, result, node):
-        """Screen the result of an operator."""
         t = type(result)
-        if t is Tensor:
-            if result._data.size < self._small_tensor:
-                return result  # what _check_tensor lets through untouched
-            return self._check_tensor(result, node)
-        if t in _PLAIN:
-            if (t is list or t is str or t is tuple) and len(result) >= 8192:
-                self._memory.check_process(node)  # [[0] * 10**6 for ...] adds up
-            return result
-        return self._screen_slow(result, node)
+        if t in PASS or (t is Tensor and result._data.size < self._small_tensor):
+            return result  # _screen's own fast paths, without the call
+        return self._screen(result, node)
 
     def _precheck_shapes(self, op, a, b, node):
         """Refuse ``a op b`` (arrays) whose broadcast or matmul result would be too large."""
@@ -527,13 +442,7 @@ class AccessMixin:
                     if len(self._callable_types) > 10_000:
                         self._callable_types.clear()
                     self._callable_types.add(ft)
-        for a in args:
-            ta = type(a)
-            if ta is range:
-                self._materialize_size(a, node)
-            elif ta is list or ta is tuple or ta is dict:
-                if a and ta is not dict and isinstance(a[0], (list, tuple, dict)):
-                    check_expanded_size(a, self.limits)
+        self._check_arguments(args, node)
         is_class = isinstance(func, type)
         building_module = False
         if is_class:
@@ -558,12 +467,7 @@ class AccessMixin:
             if n > self._max_elements:
                 raise limit(f"layer too large: about {n} parameters (the limit is "
                             f"{self._max_elements} per tensor)", node)
-        try:
-            result = func(*args, **kwargs)
-        except ScriptError:
-            raise
-        except Exception as e:
-            raise self._runtime(e, node) from e
+        result = self._native(func, args, kwargs, node)
         if building_module:
             for parameter in result.parameters():
                 self._check_tensor(parameter, node)
@@ -572,16 +476,18 @@ class AccessMixin:
             if isinstance(owner, _SIZED_CONTAINERS) and len(owner) > self.limits.max_list:
                 owner.clear()  # the script grew a container past the limit: drop it now
                 check_length(self.limits.max_list + 1, self.limits.max_list)
-        t = type(result)
-        if t is Tensor:
-            if result._data.size < self._small_tensor:
-                return result
-            return self._check_tensor(result, node)
-        if t in _PLAIN:
-            if t is str and len(result) > self.limits.max_string:
-                check_length(len(result), self.limits.max_string, result)
-            return result
-        return self._screen_slow(result, node)
+        return self._screen(result, node)
+
+    def _check_arguments(self, args, node):
+        """Refuse arguments whose use in C code would be unbounded (a huge range, a list of lists
+        that expands past the limit)."""
+        for a in args:
+            ta = type(a)
+            if ta is range:
+                self._materialize_size(a, node)
+            elif ta is list or ta is tuple:
+                if a and isinstance(a[0], (list, tuple, dict)):
+                    check_expanded_size(a, self.limits)
 
     def _materialize_size(self, r, node):
         try:

@@ -5,8 +5,6 @@ from __future__ import annotations
 import ast
 import builtins
 
-from ..tensor import Tensor
-from .access import _SAFE, AccessMixin
 from .errors import ScriptError, forbidden
 from .guards import check_expanded_size, check_format_spec, check_length
 from .objects import SafeIterator, ScriptFunction, Signature
@@ -18,7 +16,6 @@ _Name = ast.Name
 _Constant = ast.Constant
 _Starred = ast.Starred
 _UNKNOWN = object()
-_ATTR_GENERIC = AccessMixin._attr_generic
 _PYTHON_BUILTINS = frozenset(dir(builtins))
 
 
@@ -52,52 +49,20 @@ class ExpressionsMixin:
 
     # -- operators ---------------------------------------------------------------------------------
     def _ev_binop(self, node, act):
-        # names and constants, the commonest operands, are read here without a call
+        ev = self._ev
+        scope = act.locals
         left = node.left
-        cls = left.__class__
-        if cls is _Name:
-            name = left.id
-            scope = act.locals
-            a = scope[name] if name in scope else self._ev_name(left, act)
-        elif cls is _Constant:
-            a = left.value
-        else:
-            a = self._ev[cls](self, left, act)
         right = node.right
-        cls = right.__class__
-        if cls is _Name:
-            name = right.id
-            scope = act.locals
-            b = scope[name] if name in scope else self._ev_name(right, act)
-        elif cls is _Constant:
-            b = right.value
-        else:
-            b = self._ev[cls](self, right, act)
-        if type(a) is Tensor and type(b) is Tensor:
-            # _binop for two tensors, inlined: the commonest case in training loops
-            da = a._data
-            db = b._data
-            if da.size * db.size > self._max_elements:
-                self._precheck_shapes(node.gs_op, da, db, node)
-            try:
-                result = node.gs_op(a, b)
-            except ScriptError:
-                raise
-            except Exception as e:
-                raise self._runtime(e, node) from e
-            if type(result) is Tensor and result._data.size < self._small_tensor:
-                return result
-            return self._screen_result(result, node)
+        # a local name, the commonest operand, is read without a call
+        a = scope[left.id] if left.__class__ is _Name and left.id in scope else (
+            ev[left.__class__](self, left, act))
+        b = scope[right.id] if right.__class__ is _Name and right.id in scope else (
+            ev[right.__class__](self, right, act))
         return self._binop(node.gs_op, a, b, node)
 
     def _ev_unaryop(self, node, act):
         value = self._eval(node.operand, act)
-        try:
-            return node.gs_op(value)
-        except ScriptError:
-            raise
-        except Exception as e:
-            raise self._runtime(e, node) from e
+        return self._screen(self._native(node.gs_op, (value,), None, node), node)
 
     def _ev_boolop(self, node, act):
         is_and = isinstance(node.op, ast.And)
@@ -115,14 +80,9 @@ class ExpressionsMixin:
             if isinstance(left, _CONTAINERS) and isinstance(right, _CONTAINERS):
                 check_expanded_size(left, self.limits)
                 check_expanded_size(right, self.limits)
-            try:
-                result = op(left, right)
-            except ScriptError:
-                raise
-            except Exception as e:
-                raise self._runtime(e, node) from e
+            result = self._screen(self._native(op, (left, right), None, node), node)
             if len(node.ops) == 1:
-                return self._screen(result, node)
+                return result
             if not self._truth(result, node):
                 return result
             left = right
@@ -151,12 +111,9 @@ class ExpressionsMixin:
             # call it without making the bound method (see AccessMixin._method_for)
             value = fnode.value
             ev = self._ev
-            if value.__class__ is _Name:
-                name = value.id
-                scope = act.locals
-                obj = scope[name] if name in scope else self._ev_name(value, act)
-            else:
-                obj = ev[value.__class__](self, value, act)
+            scope = act.locals
+            obj = scope[value.id] if value.__class__ is _Name and value.id in scope else (
+                ev[value.__class__](self, value, act))
             t = type(obj)
             methods = self._methods.get(t)
             name = fnode.attr
@@ -191,7 +148,7 @@ class ExpressionsMixin:
         args = []
         for a in node.args:
             if a.__class__ is _Starred:
-                args.extend(self._materialize(self._eval(a.value, act), a))
+                args.extend(self._screened_items(self._eval(a.value, act), a))
             else:
                 args.append(self._eval(a, act))
         kwargs = {}
@@ -205,49 +162,27 @@ class ExpressionsMixin:
             for key, item in value.items():
                 if not isinstance(key, str):
                     raise TypeError("keywords must be strings")
-                kwargs[key] = item
+                kwargs[key] = self._screen(item, kw)
         return args, kwargs
 
     def _ev_attribute(self, node, act):
         value = node.value
-        if value.__class__ is _Name:
-            name = value.id
-            scope = act.locals
-            obj = scope[name] if name in scope else self._ev_name(value, act)
-        else:
-            obj = self._ev[value.__class__](self, value, act)
+        scope = act.locals
+        obj = scope[value.id] if value.__class__ is _Name and value.id in scope else (
+            self._ev[value.__class__](self, value, act))
         name = node.attr
-        if name[0] != "_" and self._attr_rules.get(type(obj)) is _ATTR_GENERIC:
-            # _getattr -> _attr_generic -> _screen, inlined for the common case (tensors)
-            try:
-                value = getattr(obj, name)
-            except ScriptError:
-                raise
-            except Exception as e:
-                raise self._runtime(e, node) from e
-            t = type(value)
-            if t in _SAFE:
-                return value
-            if t is Tensor and value._data.size < self._small_tensor:
-                return value
-            return self._screen(value, node)
+        if name[0] != "_":
+            rule = self._attr_rules.get(type(obj))
+            if rule is not None:
+                return rule(self, obj, name, node)  # _getattr, once the class's rule is known
         return self._getattr(obj, name, node)
 
     def _ev_subscript(self, node, act):
         ev = self._ev
         value = node.value
-        obj = ev[value.__class__](self, value, act)
         key = node.slice
-        key = ev[key.__class__](self, key, act)
-        if type(key) is tuple and isinstance(obj, dict):
-            check_expanded_size(key, self.limits)
-        try:
-            value = obj[key]
-        except ScriptError:
-            raise
-        except Exception as e:
-            raise self._runtime(e, node) from e
-        return self._screen(value, node)
+        return self._getitem(ev[value.__class__](self, value, act),
+                             ev[key.__class__](self, key, act), node)
 
     def _ev_slice(self, node, act):
         return slice(

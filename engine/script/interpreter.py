@@ -32,6 +32,7 @@ from .numpy_subset import numpy_module
 from .objects import Builtin
 from .pause import Frame, Pause
 from .scopes import Activation
+from .screening import SEQUENCE_MEMORY_LOOK
 from .specials import function_specials, method_specials, text_methods
 from .statements import RETURN, STATEMENT_HANDLERS, StatementsMixin
 from .validate import parse
@@ -93,12 +94,14 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self._max_elements = self.limits.max_tensor_elements
         # tensors with fewer elements need no look in _check_tensor (not too large, not tracked)
         self._small_tensor = min(16384, self._max_elements + 1)
+        # shorter str, list and tuple values need no look in _screen (no size limit or memory look)
+        self._small_sequence = min(SEQUENCE_MEMORY_LOOK, self.limits.max_string + 1)
         self._specials = function_specials()
         self._method_specials = method_specials()
         self._text_methods = text_methods(self)
         self._attr_rules: dict = {}
         self._methods: dict = {}  # {class: {name: function or None}} (AccessMixin._method_for)
-        self._plain_types: set = set()  # classes whose values pass _screen_slow unchanged
+        self._screen_rules: dict = {}  # {class: rule} (ScreeningMixin._screen)
         self._callable_types: set = set()  # non-denied classes of callables (_call_plain)
         self._constructible: dict = {}  # {class: builds an nn.Module} for classes one may call
         self._module_types: dict = {}
@@ -263,12 +266,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         loc = fn._signature.bind(fn._name, args, kwargs)
         act = Activation(fn._name, loc, fn._closure, function=fn,
                          self_arg=args[0] if args else None)
-        stack = self._stack
-        if stack:
-            top = stack[-1]
-            act.frames = top.frames + (_frame_of(top),)
-            act.depth = len(stack)
-        stack.append(act)
+        self._push(act)
         self._depth += 1
         try:
             if fn._expr is not None:

@@ -13,7 +13,9 @@ import types
 from .errors import ScriptError, forbidden
 from .safety import DENIED_MODULE_NAMES, is_engine_module_name, is_engine_type
 
-# Script spelling -> engine module. Only these can be imported or reached as attributes.
+# The module allow-list: script spelling -> engine module. Only these can be imported or reached as
+# attributes; a real module object that reaches a script in any other way (an engine function's
+# result...) is screened into its proxy here (``proxy_of``) or refused.
 ENGINE_MODULES = {
     "torch": "engine",
     "torch.nn": "engine.nn",
@@ -26,6 +28,17 @@ ENGINE_MODULES = {
     "torch.cuda": "engine._cuda",
 }
 _SCRIPT_NAME = {real: name for name, real in ENGINE_MODULES.items()}
+
+# Real modules whose C functions (builtins bound to their module: ``len``, ``np.zeros``) a script may
+# hold once the allow-lists hand them out; Python's builtins less safety's denied ones. A stdlib
+# module added to the allow-list adds its name here.
+NATIVE_FUNCTION_MODULES = ("builtins", "numpy")
+
+
+def is_native_function_module(module) -> bool:
+    name = getattr(module, "__name__", None)
+    return isinstance(name, str) and any(name == m or name.startswith(m + ".")
+                                         for m in NATIVE_FUNCTION_MODULES)
 _MUTABLE = (dict, list, set, bytearray)
 _PLAIN = (int, float, complex, str, bool, type(None))
 
@@ -67,10 +80,7 @@ class ModuleProxy:
             err = _no_attribute(self._name, attr, node)
             raise err from err.__cause__
         if isinstance(value, types.ModuleType):
-            name = _SCRIPT_NAME.get(value.__name__)
-            if name is None:
-                raise forbidden(f"{self._name}.{attr} is not available in gradstep scripts", node)
-            return proxy_for(name, node)
+            return proxy_of(value, node, f"{self._name}.{attr} is not available in gradstep scripts")
         if isinstance(value, _MUTABLE):
             # module-level tables are the engine's shared state
             raise forbidden(f"{self._name}.{attr} is not available in gradstep scripts", node)
@@ -98,6 +108,15 @@ def _no_attribute(module: str, attr: str, node) -> ScriptError:
 
 
 _proxies: dict[str, ModuleProxy] = {}
+
+
+def proxy_of(module, node, refusal: str) -> ModuleProxy:
+    """The proxy standing in for a real module object, or ScriptError(forbidden, ``refusal``) when
+    the module is not one of ``ENGINE_MODULES``."""
+    name = _SCRIPT_NAME.get(module.__name__)
+    if name is None:
+        raise forbidden(refusal, node)
+    return proxy_for(name, node)
 
 
 def proxy_for(name: str, node=None) -> ModuleProxy:

@@ -111,8 +111,14 @@ class ScriptFunction:
         # protocol): a runtime error leaves as the script's own exception, so that the caller sees
         # IndexError, StopIteration... as Python would; the interpreter turns it back into the
         # original ScriptError (with its line) when it reaches the script again.
+        # what engine code passes in is handed to the script: screened as any value coming in
+        interp = self._interp
+        screen = interp._screen
         try:
-            return self._interp._invoke(self, args, kwargs)
+            args = tuple([screen(a) for a in args])
+            if kwargs:
+                kwargs = {k: screen(v) for k, v in kwargs.items()}
+            return interp._invoke(self, args, kwargs)
         except ScriptError as err:
             cause = err.__cause__
             if err.kind != "runtime" or not isinstance(cause, Exception):

@@ -33,7 +33,7 @@ DENIED_TYPES = (
     types.ModuleType, types.FrameType, types.CodeType, types.TracebackType, types.CoroutineType,
     types.AsyncGeneratorType, types.CellType, types.MappingProxyType, types.GetSetDescriptorType,
     types.MemberDescriptorType, types.WrapperDescriptorType, types.MethodWrapperType,
-    types.MethodDescriptorType, types.ClassMethodDescriptorType,
+    types.MethodDescriptorType, types.ClassMethodDescriptorType, memoryview,
 )
 try:  # greenlets expose their frame (gr_frame)
     from greenlet import greenlet as _greenlet
@@ -57,7 +57,7 @@ _DENIED_BUILTINS = frozenset(
                  "all", "pow", "divmod", "iter", "next", "True", "False", "None", "Ellipsis",
                  "NotImplemented", "chr", "ord", "hash", "callable", "bytes"}
     and not (isinstance(v, type) and issubclass(v, BaseException))
-) | {id(type), id(object.__subclasses__)}
+) | {id(type)}
 
 # Module-level names of the engine a script never gets, whatever the engine grows: file access and
 # the interpreter itself.
@@ -101,10 +101,31 @@ def is_engine_type(t: type) -> bool:
     return is_engine_module_name(getattr(t, "__module__", None))
 
 
+def is_internal_type(t: type) -> bool:
+    """Classes whose objects are internals, not values a script works with: the interpreter's own
+    (but for the script-facing ones, see ``SCRIPT_FACING``), the session's, files', the graph's and
+    events' (the engine outside the engine proper), and numpy's private modules' (``a.ctypes``,
+    ``a.flags``). Exceptions are not internals."""
+    mod = getattr(t, "__module__", None)
+    if not isinstance(mod, str) or issubclass(t, BaseException):
+        return False  # an exception is the script's to catch, whoever raised it
+    if mod.startswith("engine."):
+        return not is_engine_module_name(mod) and t.__qualname__ not in SCRIPT_FACING.get(mod, ())
+    return mod.startswith("numpy.") and any(part.startswith("_") for part in mod.split("."))
+
+
+# The interpreter's classes whose objects a script holds: {module: class names}.
+SCRIPT_FACING = {
+    "engine.script.objects": ("ScriptFunction", "SuperProxy", "SafeIterator", "Builtin"),
+    "engine.script.modules": ("ModuleProxy",),
+}
+
+
 def check_callable(value, node=None) -> None:
-    """Refuse Python's dangerous builtins (``open``, ``eval``, ``type``...) if one is reached."""
-    if id(value) in _DENIED_BUILTINS and (
-        isinstance(value, types.BuiltinFunctionType) or value is type
-        or value is object.__subclasses__
-    ):
+    """Refuse Python's dangerous builtins (``open``, ``eval``, ``type``...) if one is reached, and
+    every ``__subclasses__`` (a new bound method at each read: it cannot be found by identity)."""
+    if (id(value) in _DENIED_BUILTINS and (isinstance(value, types.BuiltinFunctionType)
+                                           or value is type)) or (
+            isinstance(value, types.BuiltinFunctionType)
+            and getattr(value, "__name__", None) == "__subclasses__"):
         raise forbidden(f"'{getattr(value, '__name__', 'this function')}' is not available", node)

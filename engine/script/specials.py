@@ -89,49 +89,37 @@ def _repeat_size(self, args, kwargs):
 
 
 def _backward_arguments(gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    return gradient, retain_graph, create_graph, inputs
+    return create_graph, inputs, (gradient, retain_graph)
 
 
 def _tensor_backward(interp, tensor, args, kwargs, node):
-    try:
-        gradient, retain_graph, create_graph, inputs = _backward_arguments(*args, **kwargs)
-    except TypeError as e:
-        err = TypeError(str(e).replace("_backward_arguments", "backward"))
-        raise interp._runtime(err, node) from err
-    if create_graph or inputs is not None:
-        return interp._call_plain(tensor.backward, args, kwargs, node)
-    try:
-        steps = tensor.backward_steps(gradient, retain_graph)
-    except ScriptError:
-        raise
-    except Exception as e:
-        raise interp._runtime(e, node) from e
-    interp._drive_backward(steps, node)
-    return None
+    return _stepped_backward(interp, _backward_arguments, tensor.backward_steps, tensor.backward,
+                             args, kwargs, node)
 
 
 def _autograd_backward_arguments(tensors, grad_tensors=None, retain_graph=None,
                                  create_graph=False, inputs=None, grad_variables=None):
-    return tensors, grad_tensors, retain_graph, create_graph, inputs, grad_variables
+    grads = grad_tensors if grad_tensors is not None else grad_variables
+    return create_graph, inputs, (tensors, grads, retain_graph)
 
 
 def _autograd_backward(interp, args, kwargs, node):
+    return _stepped_backward(interp, _autograd_backward_arguments, _functional.backward_steps,
+                             _autograd.backward, args, kwargs, node)
+
+
+def _stepped_backward(interp, parse, steps_of, plain, args, kwargs, node):
+    """``backward()`` node by node: ``parse`` reads the call's arguments as the real function does
+    (into create_graph, inputs and the arguments of ``steps_of``); a call that builds a graph or
+    names its inputs runs ``plain`` in one go."""
     try:
-        tensors, grads, retain, create, inputs, grad_vars = _autograd_backward_arguments(
-            *args, **kwargs)
+        create_graph, inputs, step_args = parse(*args, **kwargs)
     except TypeError as e:
-        err = TypeError(str(e).replace("_autograd_backward_arguments", "backward"))
+        err = TypeError(str(e).replace(parse.__name__, "backward"))
         raise interp._runtime(err, node) from err
-    if create or inputs is not None:
-        return interp._call_plain(_autograd.backward, args, kwargs, node)
-    try:
-        steps = _functional.backward_steps(tensors, grads if grads is not None else grad_vars,
-                                           retain_graph=retain)
-    except ScriptError:
-        raise
-    except Exception as e:
-        raise interp._runtime(e, node) from e
-    interp._drive_backward(steps, node)
+    if create_graph or inputs is not None:
+        return interp._call_plain(plain, args, kwargs, node)
+    interp._drive_backward(interp._native(steps_of, step_args, None, node), node)
     return None
 
 
@@ -161,13 +149,7 @@ def _set_printoptions(interp, args, kwargs, node):
 def _wrap_iter(real):
     # lazy: a huge range is fine here, each item is counted as it is taken
     def handler(interp, args, kwargs, node):
-        try:
-            result = real(*args, **kwargs)
-        except ScriptError:
-            raise
-        except Exception as e:
-            raise interp._runtime(e, node) from e
-        return SafeIterator(result, interp._tick, interp._screen)
+        return SafeIterator(interp._native(real, args, kwargs, node), interp._tick, interp._screen)
 
     return handler
 

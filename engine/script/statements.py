@@ -111,12 +111,11 @@ class StatementsMixin:
         op = stmt.gs_op
         if target.__class__ is _Name:
             name = target.id
-            scope = act.locals
-            current = scope[name] if name in scope else self._ev_name(target, act)
+            current = self._ev_name(target, act)
             expr = stmt.value
             value = self._binop(op, current, self._ev[expr.__class__](self, expr, act), stmt)
             if act.declared is None:
-                scope[name] = value
+                act.locals[name] = value
             else:
                 self._store_name(name, value, act)
         elif target.__class__ is ast.Attribute:
@@ -127,12 +126,7 @@ class StatementsMixin:
         else:
             obj = self._eval(target.value, act)
             key = self._eval(target.slice, act)
-            try:
-                current = obj[key]
-            except ScriptError:
-                raise
-            except Exception as e:
-                raise self._runtime(e, target) from e
+            current = self._getitem(obj, key, target)
             value = self._binop(op, current, self._eval(stmt.value, act), stmt)
             self._setitem(obj, key, value, target)
 
@@ -195,6 +189,17 @@ class StatementsMixin:
     def _ex_for(self, stmt, act):
         iterable = stmt.iter
         iterable = self._ev[iterable.__class__](self, iterable, act)
+        return self._loop(stmt, act, self._iterate(iterable, stmt.iter), stmt.target)
+
+    def _ex_while(self, stmt, act):
+        test = stmt.test
+        truth = self._truth
+        ev = self._eval
+        # the test as an iterator: True while it holds (_truth gives a real bool)
+        return self._loop(stmt, act, iter(lambda: truth(ev(test, act), test), False), None)
+
+    def _loop(self, stmt, act, items, target):
+        """The loop of ``for`` (binding each item to ``target``) and ``while`` (``target`` None)."""
         # the loop counters are only kept while stepping; outer loops' counters stay put while
         # this loop runs, so the tuple of this iteration is theirs plus this loop's
         stepping = self._child is not None
@@ -203,48 +208,18 @@ class StatementsMixin:
         k = -1
         if stepping:
             self._loop_state = outer + ((line, -1),)
-        target = stmt.target
-        name = target.id if target.__class__ is _Name else None
+        name = target.id if target is not None and target.__class__ is _Name else None
         local = act.locals
         body = stmt.body
         try:
-            for item in self._iterate(iterable, stmt.iter):
+            for item in items:
                 if stepping:
                     k += 1
                     self._loop_state = outer + ((line, k),)
                 if name is not None and act.declared is None:
                     local[name] = item  # the common ``for x in ...``
-                else:
+                elif target is not None:
                     self._assign(target, item, act)
-                signal = self._exec_body(body, act)
-                if signal is not None:
-                    if signal is BREAK:
-                        break
-                    if signal is CONTINUE:
-                        continue
-                    return signal
-            else:
-                self._loop_state = outer
-                if stmt.orelse:
-                    return self._exec_body(stmt.orelse, act)
-        finally:
-            self._loop_state = outer
-        return None
-
-    def _ex_while(self, stmt, act):
-        stepping = self._child is not None
-        outer = self._loop_state
-        line = stmt.lineno
-        k = -1
-        if stepping:
-            self._loop_state = outer + ((line, -1),)
-        body = stmt.body
-        test = stmt.test
-        try:
-            while self._truth(self._eval(test, act), test):
-                if stepping:
-                    k += 1
-                    self._loop_state = outer + ((line, k),)
                 signal = self._exec_body(body, act)
                 if signal is not None:
                     if signal is BREAK:
@@ -323,7 +298,7 @@ class StatementsMixin:
                     if not isinstance(exc, classes):
                         continue
                 if handler.name:
-                    self._store_name(handler.name, exc, act)
+                    self._store_name(handler.name, self._screen(exc, handler), act)
                 self._handling.append(err)
                 try:
                     return self._exec_body(handler.body, act)
@@ -412,7 +387,7 @@ class StatementsMixin:
                 value = self._module(sub, stmt)
             else:
                 try:
-                    value = module._lookup(alias.name, stmt)
+                    value = self._attr_proxy(module, alias.name, stmt)
                 except ScriptError as e:
                     if e.kind != "runtime":
                         raise

@@ -29,13 +29,8 @@ BINOPS = {
     ast.BitOr: operator.or_, ast.BitXor: operator.xor, ast.BitAnd: operator.and_,
     ast.MatMult: operator.matmul,
 }
-INPLACE = {
-    ast.Add: operator.iadd, ast.Sub: operator.isub, ast.Mult: operator.imul,
-    ast.Div: operator.itruediv, ast.FloorDiv: operator.ifloordiv, ast.Mod: operator.imod,
-    ast.Pow: operator.ipow, ast.LShift: operator.ilshift, ast.RShift: operator.irshift,
-    ast.BitOr: operator.ior, ast.BitXor: operator.ixor, ast.BitAnd: operator.iand,
-    ast.MatMult: operator.imatmul,
-}
+# the in-place twin of each (operator.or_ -> operator.ior)
+INPLACE = {k: getattr(operator, "i" + op.__name__.rstrip("_")) for k, op in BINOPS.items()}
 UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
          ast.Invert: operator.invert}
 
