@@ -2,17 +2,24 @@
 
 Menus, the debug toolbar and the tests are all built from ``ACTIONS``: a test triggers an action by
 its id (``window.actions_by_id["debug.step_into"].trigger()``), exactly as the menu or the key does.
+Each row's handler is a callable given the window (and, for a checkable action, its new state):
+it reaches the part of the window that does the work (``documents``, ``builder``, ``controller``,
+``data_breakpoints``, ``graph_view``, ``editor``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
+from PySide6.QtWidgets import QMenu, QMessageBox, QToolBar
 
 from . import icons
 
+if TYPE_CHECKING:  # pragma: no cover
+    from .main_window import MainWindow
 
 @dataclass(frozen=True)
 class ActionSpec:
@@ -20,7 +27,7 @@ class ActionSpec:
     title: str
     shortcut: str  # QKeySequence text ("" for none)
     icon: str  # file name in resources/icons without ".svg" ("" for none)
-    handler: str  # name of the MainWindow method that runs it
+    handler: Callable[..., None]  # handler(window), or handler(window, checked) if checkable
     menu: str  # the top-level menu it appears in
     toolbar: bool = False  # also on the debug toolbar
     checkable: bool = False
@@ -30,69 +37,125 @@ class ActionSpec:
     scope: str = "window"
 
 
+# -- handlers that take more than one call
+def _find_node(w: MainWindow) -> None:
+    w.graph_view.search.setFocus()
+    w.graph_view.search.selectAll()
+
+
+def _rerun_on_edit(w: MainWindow, on: bool) -> None:
+    w.builder.rerun_on_edit = on
+
+
+def _run_to_cursor(w: MainWindow) -> None:
+    line = w.editor.cursor_line()
+    w.run_command(lambda: w.controller.run_to_line(line))
+
+
+def _stop(w: MainWindow) -> None:
+    w.controller.stop()
+    w.status.showMessage("Stopping…", 2000)
+
+
+def _restart(w: MainWindow) -> None:
+    if w.source_changed():
+        w.reload_editor_text()
+    w.controller.restart()
+
+
+def _zoom(factor: float) -> Callable[[MainWindow], None]:
+    def zoom(w: MainWindow) -> None:
+        w.graph_view.canvas.user_moved = True
+        w.graph_view.canvas.zoom_by(factor)
+
+    return zoom
+
+
+def _data_breakpoint(field: str) -> Callable[[MainWindow, bool], None]:
+    return lambda w, on: w.data_breakpoints.set(field, on)
+
+
+def _about(w: MainWindow) -> None:
+    QMessageBox.about(w, "About gradstep",
+                      "<b>gradstep</b> — a debugger for autograd.<br>Step through "
+                      "backward(), zero_grad() and optimizer.step() and watch every "
+                      "gradient buffer change.")
+
+
 A = ActionSpec
 ACTIONS: tuple[ActionSpec, ...] = (
     # id, title, shortcut, icon, handler, menu
-    A("file.new", "&New", "Ctrl+N", "new", "new_file", "File"),
-    A("file.open", "&Open…", "Ctrl+O", "open", "open_file_dialog", "File"),
-    A("file.examples", "&Examples…", "Ctrl+Shift+E", "examples", "show_examples", "File"),
-    A("file.save", "&Save", "Ctrl+S", "save", "save_file", "File"),
-    A("file.save_as", "Save &As…", "Ctrl+Shift+S", "", "save_file_as", "File"),
-    A("file.quit", "&Quit", "Ctrl+Q", "", "close", "File"),
-    A("edit.undo", "&Undo", "Ctrl+Z", "", "undo", "Edit"),
-    A("edit.redo", "&Redo", "Ctrl+Shift+Z", "", "redo", "Edit"),
-    A("edit.find_node", "&Find Tensor in Graph…", "Ctrl+F", "search", "focus_graph_search",
-      "Edit"),
-    A("build.new_tensor", "New &Tensor…", "Ctrl+T", "", "build_new_tensor", "Build",
+    A("file.new", "&New", "Ctrl+N", "new", lambda w: w.documents.new_file(), "File"),
+    A("file.open", "&Open…", "Ctrl+O", "open", lambda w: w.documents.open_file_dialog(), "File"),
+    A("file.examples", "&Examples…", "Ctrl+Shift+E", "examples",
+      lambda w: w.documents.show_examples(), "File"),
+    A("file.save", "&Save", "Ctrl+S", "save", lambda w: w.documents.save_file(), "File"),
+    A("file.save_as", "Save &As…", "Ctrl+Shift+S", "", lambda w: w.documents.save_file_as(),
+      "File"),
+    A("file.quit", "&Quit", "Ctrl+Q", "", lambda w: w.close(), "File"),
+    A("edit.undo", "&Undo", "Ctrl+Z", "", lambda w: w.editor.undo(), "Edit"),
+    A("edit.redo", "&Redo", "Ctrl+Shift+Z", "", lambda w: w.editor.redo(), "Edit"),
+    A("edit.find_node", "&Find Tensor in Graph…", "Ctrl+F", "search", _find_node, "Edit"),
+    A("build.new_tensor", "New &Tensor…", "Ctrl+T", "", lambda w: w.builder.new_tensor(), "Build",
       tip="Write a line that creates a tensor: values or shape, dtype, requires_grad"),
-    A("build.new_layer", "New La&yer…", "Ctrl+Shift+T", "", "build_new_layer", "Build",
-      tip="Write a line that creates an nn.Linear layer or an MLP (nn.Sequential)"),
-    A("build.apply_op", "&Apply an Op…", "Ctrl+K", "", "build_apply_op", "Build",
-      tip="Pick an op for the selected tensors from the palette"),
-    A("build.add_optimizer", "Add an &Optimizer…", "", "", "build_add_optimizer", "Build",
-      tip="Write the line that makes an optimizer for chosen parameters"),
-    A("build.training_loop", "Wrap in a Training &Loop…", "", "", "build_training_loop", "Build",
+    A("build.new_layer", "New La&yer…", "Ctrl+Shift+T", "", lambda w: w.builder.new_layer(),
+      "Build", tip="Write a line that creates an nn.Linear layer or an MLP (nn.Sequential)"),
+    A("build.apply_op", "&Apply an Op…", "Ctrl+K", "", lambda w: w.builder.show_palette(),
+      "Build", tip="Pick an op for the selected tensors from the palette"),
+    A("build.add_optimizer", "Add an &Optimizer…", "", "", lambda w: w.builder.add_optimizer(),
+      "Build", tip="Write the line that makes an optimizer for chosen parameters"),
+    A("build.training_loop", "Wrap in a Training &Loop…", "", "",
+      lambda w: w.builder.training_loop(), "Build",
       tip="Move the forward pass into a loop: zero_grad, forward, backward, step"),
-    A("build.rerun_on_edit", "&Re-run After Every Edit", "", "", "build_rerun_on_edit", "Build",
+    A("build.rerun_on_edit", "&Re-run After Every Edit", "", "", _rerun_on_edit, "Build",
       checkable=True, tip="Run the script to its end after each edit you type, too"),
-    A("debug.continue", "&Continue", "F5", "continue", "debug_continue", "Debug", True,
+    A("debug.continue", "&Continue", "F5", "continue",
+      lambda w: w.run_command(w.controller.continue_), "Debug", True,
       tip="Run to the next breakpoint or the end"),
-    A("debug.step_over", "Step &Over", "F10", "step_over", "debug_step_over", "Debug", True,
+    A("debug.step_over", "Step &Over", "F10", "step_over",
+      lambda w: w.run_command(w.controller.step_over), "Debug", True,
       tip="Run the current statement"),
-    A("debug.step_into", "Step &Into", "F11", "step_into", "debug_step_into", "Debug", True,
+    A("debug.step_into", "Step &Into", "F11", "step_into",
+      lambda w: w.run_command(w.controller.step_into), "Debug", True,
       tip="Step into a function, or into backward() one node at a time"),
-    A("debug.step_out", "Step O&ut", "Shift+F11", "step_out", "debug_step_out", "Debug", True,
+    A("debug.step_out", "Step O&ut", "Shift+F11", "step_out",
+      lambda w: w.run_command(w.controller.step_out), "Debug", True,
       tip="Finish the current function or backward()"),
     A("debug.next_iteration", "Next &Iteration", "Ctrl+F10", "next_iteration",
-      "debug_next_iteration", "Debug", True, tip="Run to the next pass of the enclosing loop"),
-    A("debug.run_to_line", "Run to &Cursor", "Ctrl+F8", "", "debug_run_to_cursor", "Debug"),
-    A("debug.run_to_end", "Run to &End", "Ctrl+F5", "", "debug_run_to_end", "Debug",
+      lambda w: w.run_command(w.controller.next_iteration), "Debug", True,
+      tip="Run to the next pass of the enclosing loop"),
+    A("debug.run_to_line", "Run to &Cursor", "Ctrl+F8", "", _run_to_cursor, "Debug"),
+    A("debug.run_to_end", "Run to &End", "Ctrl+F5", "",
+      lambda w: w.run_command(w.controller.run_to_end), "Debug",
       tip="Run to the end of the script, past every breakpoint"),
-    A("debug.pause", "&Pause", "F6", "pause", "debug_pause", "Debug"),
-    A("debug.stop", "&Stop", "Shift+F5", "stop", "debug_stop", "Debug", True,
+    A("debug.pause", "&Pause", "F6", "pause", lambda w: w.controller.pause(), "Debug"),
+    A("debug.stop", "&Stop", "Shift+F5", "stop", _stop, "Debug", True,
       tip="Stop the script, even in the middle of a long loop"),
-    A("debug.restart", "&Restart", "Ctrl+Shift+F5", "restart", "debug_restart", "Debug", True,
+    A("debug.restart", "&Restart", "Ctrl+Shift+F5", "restart", _restart, "Debug", True,
       tip="Run the editor's text again from the top"),
-    A("debug.toggle_breakpoint", "Toggle &Breakpoint", "F9", "breakpoint", "toggle_breakpoint",
-      "Debug"),
-    A("debug.break_on_nan", "Break on &NaN/Inf", "", "", "break_on_nan", "Debug", checkable=True,
+    A("debug.toggle_breakpoint", "Toggle &Breakpoint", "F9", "breakpoint",
+      lambda w: w.editor.toggle_breakpoint(w.editor.cursor_line()), "Debug"),
+    A("debug.break_on_nan", "Break on &NaN/Inf", "", "", _data_breakpoint("nan"), "Debug",
+      checkable=True,
       tip="Pause where a tensor, an op's output or a gradient first gets a NaN or Inf"),
-    A("debug.break_on_backward", "Break at &backward()", "", "", "break_on_backward", "Debug",
-      checkable=True),
-    A("debug.break_on_zero_grad", "Break at &zero_grad()", "", "", "break_on_zero_grad", "Debug",
-      checkable=True),
-    A("debug.break_on_step", "Break at optimizer.s&tep()", "", "", "break_on_step", "Debug",
-      checkable=True),
-    A("view.fit", "&Fit Graph", "F", "fit", "fit_graph", "View", True,
+    A("debug.break_on_backward", "Break at &backward()", "", "", _data_breakpoint("on_backward"),
+      "Debug", checkable=True),
+    A("debug.break_on_zero_grad", "Break at &zero_grad()", "", "",
+      _data_breakpoint("on_zero_grad"), "Debug", checkable=True),
+    A("debug.break_on_step", "Break at optimizer.s&tep()", "", "", _data_breakpoint("on_step"),
+      "Debug", checkable=True),
+    A("view.fit", "&Fit Graph", "F", "fit", lambda w: w.graph_view.canvas.fit_all(), "View", True,
       tip="Fit the whole graph in the view", scope="graph"),
-    A("view.zoom_in", "Zoom &In", "Ctrl+=", "", "zoom_in", "View"),
-    A("view.zoom_out", "Zoom O&ut", "Ctrl+-", "", "zoom_out", "View"),
-    A("view.fold_all", "F&old Module Groups", "Ctrl+Shift+[", "", "fold_all_groups", "View"),
-    A("view.unfold_all", "U&nfold Module Groups", "Ctrl+Shift+]", "", "unfold_all_groups",
-      "View"),
-    A("view.dark_theme", "&Dark Theme", "", "", "toggle_dark_theme", "View", checkable=True),
-    A("view.reset_layout", "Reset &Layout", "", "", "reset_layout", "View"),
-    A("help.about", "&About gradstep", "", "", "show_about", "Help"),
+    A("view.zoom_in", "Zoom &In", "Ctrl+=", "", _zoom(1.25), "View"),
+    A("view.zoom_out", "Zoom O&ut", "Ctrl+-", "", _zoom(1 / 1.25), "View"),
+    A("view.fold_all", "F&old Module Groups", "Ctrl+Shift+[", "",
+      lambda w: w.graph_view.set_all_folded(True), "View"),
+    A("view.unfold_all", "U&nfold Module Groups", "Ctrl+Shift+]", "",
+      lambda w: w.graph_view.set_all_folded(False), "View"),
+    A("view.dark_theme", "&Dark Theme", "", "", lambda w, dark: w.set_dark_theme(dark), "View",
+      checkable=True),
+    A("view.reset_layout", "Reset &Layout", "", "", lambda w: w.reset_layout(), "View"),
+    A("help.about", "&About gradstep", "", "", _about, "Help"),
 )
 del A
 
@@ -102,7 +165,7 @@ ACTIONS_BY_ID = {spec.id: spec for spec in ACTIONS}
 
 
 def build_actions(window) -> dict[str, QAction]:
-    """Create one QAction per row, connected to ``window.<handler>``."""
+    """Create one QAction per row, connected to its handler (given ``window``)."""
     actions: dict[str, QAction] = {}
     for spec in ACTIONS:
         action = QAction(spec.title, window)
@@ -121,10 +184,69 @@ def build_actions(window) -> dict[str, QAction]:
             tip = f"{tip} ({QKeySequence(spec.shortcut).toString(QKeySequence.NativeText)})"
         action.setToolTip(tip)
         action.setStatusTip(tip)
-        handler = getattr(window, spec.handler)
         if spec.checkable:
-            action.toggled.connect(handler)
+            action.toggled.connect(lambda on, h=spec.handler: h(window, on))
         else:
-            action.triggered.connect(lambda _checked=False, h=handler: h())
+            action.triggered.connect(lambda _checked=False, h=spec.handler: h(window))
         actions[spec.id] = action
     return actions
+
+
+# Menu rows that start a new section.
+_SEPARATED = ("debug.toggle_breakpoint", "debug.stop", "view.dark_theme", "edit.find_node",
+              "debug.break_on_nan", "build.add_optimizer", "build.rerun_on_edit")
+
+
+def build_menus(window: MainWindow) -> tuple[dict[str, QMenu], QMenu, QMenu]:
+    """The menu bar from ``ACTIONS`` (after ``build_actions``), with Open Recent, View ▸ Panels
+    and View ▸ Focus …; returns (menus by name, the recent menu, the panels menu)."""
+    from .docks import panel_toggle
+
+    bar = window.menuBar()
+    menus = {name: bar.addMenu(f"&{name}") for name in MENUS}
+    recent_menu = None
+    for spec in ACTIONS:
+        if spec.id == "file.quit":
+            recent_menu = QMenu("Open &Recent", window)
+            recent_menu.setObjectName("recentMenu")
+            recent_menu.aboutToShow.connect(
+                lambda: window.documents.fill_recent_menu(recent_menu))
+            menus["File"].addMenu(recent_menu)
+            menus["File"].addSeparator()
+        if spec.id in _SEPARATED:
+            menus[spec.menu].addSeparator()
+        menus[spec.menu].addAction(window.actions_by_id[spec.id])
+        if spec.scope == "graph":
+            window.graph_view.canvas.addAction(window.actions_by_id[spec.id])
+    panels_menu = menus["View"].addMenu("&Panels")
+    for key in window.docks:
+        panels_menu.addAction(panel_toggle(window.docks, key))
+    # Keyboard: jump to each main part of the window.
+    for number, (key, target) in enumerate((("editor", window.editor),
+                                            ("graph", window.graph_view.canvas),
+                                            ("inspector", window.inspector.text),
+                                            ("console", window.console.view)), start=1):
+        jump = QAction(f"Focus {key.title()}", window)
+        jump.setObjectName(f"view.focus_{key}")
+        jump.setShortcut(QKeySequence(f"Ctrl+{number}"))
+        jump.triggered.connect(lambda _c=False, k=key, t=target: window.focus_part(k, t))
+        menus["View"].addAction(jump)
+        window.actions_by_id[f"view.focus_{key}"] = jump
+    return menus, recent_menu, panels_menu
+
+
+def build_toolbar(window: MainWindow) -> QToolBar:
+    """The debug toolbar: the file actions with icons, then the rows marked ``toolbar``."""
+    toolbar = QToolBar("Debug", window)
+    toolbar.setObjectName("debugToolbar")
+    toolbar.setMovable(True)
+    toolbar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonIconOnly)
+    for spec in ACTIONS:
+        if spec.id.startswith("file.") and spec.icon and spec.id != "file.examples":
+            toolbar.addAction(window.actions_by_id[spec.id])
+    toolbar.addSeparator()
+    for spec in ACTIONS:
+        if spec.toolbar:
+            toolbar.addAction(window.actions_by_id[spec.id])
+    window.addToolBar(Qt.ToolBarArea.TopToolBarArea, toolbar)
+    return toolbar

@@ -26,28 +26,23 @@ import threading
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-# Session status, as the status bar and the toolbar read it.
-IDLE = "idle"  # a script is loaded and has not started yet
-RUNNING = "running"
-PAUSED = "paused"
-FINISHED = "finished"
-FAILED = "error"
+from engine.session import events as ev
+from engine.session.events import Status
 
-
-_STATUS_OF_SESSION = {"idle": IDLE, "paused": PAUSED, "finished": FINISHED, "error": FAILED,
-                      "stopped": FINISHED}
+# The window shows a stopped run as finished (the status bar says "Stopped").
+_SHOWN_STATUS = {Status.STOPPED: Status.FINISHED}
 
 
 @dataclass
 class SessionSnapshot:
     """What the views draw: the state of the session when it last came to rest (or the latest)."""
 
-    session: Any = None
-    status: str = IDLE
+    session: Any = None  # engine.session.DebugSession
+    status: Status = Status.IDLE
     graph: Any = None  # networkx.DiGraph from engine.graph.build_graph, or None
     layout: Any = None  # engine.graph.Layout for ``graph``
-    pause: Any = None  # the last ``paused`` SessionEvent (carries Pause, diff, position)
-    error: Any = None  # the last ``error`` SessionEvent while status is FAILED
+    pause: ev.Paused | None = None  # the last Paused event (carries Pause, diff, position)
+    error: ev.Error | None = None  # the last Error event while status is FAILED
     position: Any = None
     counters: Any = None
     timeline: Any = None
@@ -108,7 +103,8 @@ class _CommandWorker:
 
 
 class SessionController(QObject):
-    """Owns the current ``engine.session.Session`` and the thread its commands run on."""
+    """Owns the current ``engine.session.DebugSession`` (a ``Session`` or a recording's
+    ``RecordedSession``) and the thread its commands run on."""
 
     # Published on the GUI thread, at most once per screen refresh.
     state_changed = Signal(object)  # SessionSnapshot
@@ -202,8 +198,8 @@ class SessionController(QObject):
         self._last_view_state = None
         self._pending_events.clear()
         self._unsubscribe = session.subscribe(self._event_arrived.emit)
-        self.snapshot = SessionSnapshot(session=session, status=IDLE, path=path,
-                                        counters=getattr(session, "counters", None),
+        self.snapshot = SessionSnapshot(session=session, status=Status.IDLE, path=path,
+                                        counters=session.counters,
                                         version=self.snapshot.version + 1)
         self.session_replaced.emit(session)
         # The graph of a fresh session (empty, or a saved state's) is built like any other.
@@ -264,12 +260,17 @@ class SessionController(QObject):
         if self.session is not None:
             self.session.clear_breakpoint(line)
 
+    def set_data_breakpoints(self, spec) -> None:
+        """What the session stops on (``engine.files.DataBreakpoints``), set at once."""
+        if self.session is not None:
+            self.session.set_data_breakpoints(spec)
+
     def select_tensor(self, name: str) -> None:
         """A panel asks the window to select the tensor the script calls ``name``."""
         self.tensor_selection_requested.emit(name)
 
     def call(self, name: str, *args, **kwargs) -> None:
-        """Queue any other session command by name (data breakpoints, ...)."""
+        """Queue any other ``DebugSession`` command by name."""
         self._command(name, *args, **kwargs)
 
     def shutdown(self) -> None:
@@ -327,9 +328,9 @@ class SessionController(QObject):
         if session is not None and self._busy_jobs == 0:
             # The job's events arrived before this (same thread, in order): the session is at
             # rest, and its own status is the truth.
-            status = getattr(session, "status", None)
-            self.snapshot.status = _STATUS_OF_SESSION.get(status, self.snapshot.status)
-            if self.snapshot.status != PAUSED:
+            status = Status(session.status)
+            self.snapshot.status = _SHOWN_STATUS.get(status, status)
+            if self.snapshot.status != Status.PAUSED:
                 self.snapshot.position = None
         if exc is not None:
             self.command_failed.emit(job.name, exc)
@@ -352,25 +353,25 @@ class SessionController(QObject):
     def _on_event(self, event) -> None:
         self._pending_events.append(event)
         snap = self.snapshot
-        kind = event.kind
-        if kind == "running":
-            snap.status = RUNNING
-        elif kind == "paused":
-            snap.status = PAUSED
-            snap.pause = event
-            snap.error = None
-            snap.position = getattr(event, "position", None)
-        elif kind == "finished":
-            snap.status = FINISHED
-            snap.error = None
-        elif kind == "error":
-            snap.status = FAILED
-            snap.error = event
-        elif kind == "reset":
-            snap.status = IDLE
-            snap.pause = None
-            snap.error = None
-            snap.position = None
+        match event:
+            case ev.Running():
+                snap.status = Status.RUNNING
+            case ev.Paused(position=position):
+                snap.status = Status.PAUSED
+                snap.pause = event
+                snap.error = None
+                snap.position = position
+            case ev.Finished():
+                snap.status = Status.FINISHED
+                snap.error = None
+            case ev.Error():
+                snap.status = Status.FAILED
+                snap.error = event
+            case ev.Reset():
+                snap.status = Status.IDLE
+                snap.pause = None
+                snap.error = None
+                snap.position = None
         self._schedule_flush()
 
     def _schedule_flush(self) -> None:
@@ -397,19 +398,16 @@ def _build_view_state(session, previous: dict | None) -> dict | None:
     """
     if session is None:
         return None
-    from engine.graph import build_graph, layout
+    from engine.graph import layout
 
     same = previous is not None and previous["session"] is session
+    # A live session builds its graph from its names; a recording's player gives the graph as
+    # it stood at the replay step. Either way, against the previous one.
+    graph = session.graph(previous["graph"] if same else None)
     workspace = None
-    if getattr(session, "is_recording_replay", False):
-        # A recording is not re-run: its player gives the graph as it stood at the replay step.
-        graph = session.graph(previous["graph"] if same else None)
-    else:
+    if session.can_edit:
         from engine.builder.workspace import describe
 
-        names = session.visible_names()
-        graph = build_graph(names, session.last_backward_steps,
-                            previous=previous["graph"] if same else None)
         # The builder appends at the end of the module: a paused function's locals are not
         # names that line could use.
         workspace = describe(session.module_names(), session.source)
@@ -418,8 +416,8 @@ def _build_view_state(session, previous: dict | None) -> dict | None:
         "session": session,
         "graph": graph,
         "layout": layout(graph, previous["layout"] if same else None),
-        "counters": getattr(session, "counters", None),
-        "timeline": getattr(session, "timeline", None),
+        "counters": session.counters,
+        "timeline": session.timeline,
     }
 
 

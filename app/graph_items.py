@@ -51,27 +51,31 @@ class GraphColours:
     selection: QColor
 
 
-LIGHT = GraphColours(
-    background=QColor("#fbfbfd"), text=QColor("#1f2328"), dim_text=QColor("#59636e"),
-    edge=QColor("#8c959f"), leaf_fill=QColor("#dff5e3"), leaf_border=QColor("#2da44e"),
-    nonleaf_fill=QColor("#ddeaff"), nonleaf_border=QColor("#3c7fd4"),
-    nograd_fill=QColor("#f1f1f1"), nograd_border=QColor("#9a9a9a"), retains=QColor("#bf8700"),
-    function_fill=QColor("#efe6fb"), function_border=QColor("#8250df"),
-    accumulate_fill=QColor("#e2f3f2"), accumulate_border=QColor("#1b7c83"),
-    group_fill=QColor("#fff1e5"), executing=QColor("#fb8500"), covered=QColor("#e36209"),
-    grad_text=QColor("#b35900"), selection=QColor("#0969da"),
-)
-
-DARK = GraphColours(
-    background=QColor("#1e1f22"), text=QColor("#e6edf3"), dim_text=QColor("#9da7b3"),
-    edge=QColor("#6e7681"), leaf_fill=QColor("#1c3a27"), leaf_border=QColor("#3fb950"),
-    nonleaf_fill=QColor("#1b2e4b"), nonleaf_border=QColor("#58a6ff"),
-    nograd_fill=QColor("#2b2d31"), nograd_border=QColor("#8b949e"), retains=QColor("#e3b341"),
-    function_fill=QColor("#2e2544"), function_border=QColor("#bc8cff"),
-    accumulate_fill=QColor("#163436"), accumulate_border=QColor("#39c5cf"),
-    group_fill=QColor("#3a2a1a"), executing=QColor("#ffa657"), covered=QColor("#f0883e"),
-    grad_text=QColor("#ffa657"), selection=QColor("#58a6ff"),
-)
+# Each colour: (light theme, dark theme).
+_COLOURS = {
+    "background": ("#fbfbfd", "#1e1f22"),
+    "text": ("#1f2328", "#e6edf3"),
+    "dim_text": ("#59636e", "#9da7b3"),
+    "edge": ("#8c959f", "#6e7681"),
+    "leaf_fill": ("#dff5e3", "#1c3a27"),
+    "leaf_border": ("#2da44e", "#3fb950"),
+    "nonleaf_fill": ("#ddeaff", "#1b2e4b"),
+    "nonleaf_border": ("#3c7fd4", "#58a6ff"),
+    "nograd_fill": ("#f1f1f1", "#2b2d31"),
+    "nograd_border": ("#9a9a9a", "#8b949e"),
+    "retains": ("#bf8700", "#e3b341"),
+    "function_fill": ("#efe6fb", "#2e2544"),
+    "function_border": ("#8250df", "#bc8cff"),
+    "accumulate_fill": ("#e2f3f2", "#163436"),
+    "accumulate_border": ("#1b7c83", "#39c5cf"),
+    "group_fill": ("#fff1e5", "#3a2a1a"),
+    "executing": ("#fb8500", "#ffa657"),
+    "covered": ("#e36209", "#f0883e"),
+    "grad_text": ("#b35900", "#ffa657"),
+    "selection": ("#0969da", "#58a6ff"),
+}
+LIGHT = GraphColours(**{k: QColor(light) for k, (light, _) in _COLOURS.items()})
+DARK = GraphColours(**{k: QColor(dark) for k, (_, dark) in _COLOURS.items()})
 
 
 def tensor_category(attrs: dict) -> str:

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QLabel, QStatusBar
 
-from . import controller as c
+from engine.session.events import Status
 
 _STATE_TEXT = {
-    c.IDLE: "Ready — F5 run · F10 step",
-    c.RUNNING: "Running…",
-    c.PAUSED: "Paused",
-    c.FINISHED: "Finished",
-    c.FAILED: "Error",
+    Status.IDLE: "Ready — F5 run · F10 step",
+    Status.RUNNING: "Running…",
+    Status.PAUSED: "Paused",
+    Status.FINISHED: "Finished",
+    Status.FAILED: "Error",
 }
-_STATE_COLOUR = {c.RUNNING: "#1a7f37", c.PAUSED: "#9a6700", c.FAILED: "#d1242f"}
+_STATE_COLOUR = {Status.RUNNING: "#1a7f37", Status.PAUSED: "#9a6700", Status.FAILED: "#d1242f"}
 
 
 def position_text(position) -> str:
@@ -58,12 +58,13 @@ class DebugStatusBar(QStatusBar):
     def show_snapshot(self, snapshot) -> None:
         status = snapshot.status
         text = _STATE_TEXT.get(status, status)
-        if status == c.FINISHED and getattr(snapshot.session, "status", "") == "stopped":
+        session_status = getattr(snapshot.session, "status", None)
+        if status == Status.FINISHED and session_status == Status.STOPPED:
             text = "Stopped"
         self.state.setText(text)
         colour = _STATE_COLOUR.get(status)
         self.state.setStyleSheet(f"color: {colour}" if colour else "")
-        self.position.setText(position_text(snapshot.position) if status == c.PAUSED else "")
+        self.position.setText(position_text(snapshot.position) if status == Status.PAUSED else "")
         self.counters.setText(counters_text(snapshot.counters))
         self.counters.setMinimumWidth(self.counters.sizeHint().width())
         if self.layout() is not None:

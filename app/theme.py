@@ -7,28 +7,34 @@ from PySide6.QtWidgets import QApplication
 
 from .icons import STYLES
 
-_LIGHT = {
-    "Window": "#f3f3f3", "WindowText": "#1f2328", "Base": "#ffffff", "AlternateBase": "#f6f8fa",
-    "ToolTipBase": "#ffffe1", "ToolTipText": "#1f2328", "Text": "#1f2328", "Button": "#f3f3f3",
-    "ButtonText": "#1f2328", "BrightText": "#d1242f", "Highlight": "#0969da",
-    "HighlightedText": "#ffffff", "Link": "#0969da", "PlaceholderText": "#8c959f",
-    "Mid": "#d0d7de", "Dark": "#afb8c1", "Light": "#ffffff", "Midlight": "#eaeef2",
-    "Shadow": "#8c959f",
-}
-_DARK = {
-    "Window": "#25262a", "WindowText": "#e6edf3", "Base": "#1e1f22", "AlternateBase": "#2a2c30",
-    "ToolTipBase": "#2b2d31", "ToolTipText": "#e6edf3", "Text": "#e6edf3", "Button": "#2f3136",
-    "ButtonText": "#e6edf3", "BrightText": "#ff7b72", "Highlight": "#2f81f7",
-    "HighlightedText": "#ffffff", "Link": "#58a6ff", "PlaceholderText": "#7d8590",
-    "Mid": "#3d4046", "Dark": "#15161a", "Light": "#3a3d43", "Midlight": "#33363b",
-    "Shadow": "#000000",
+# Palette role: (light theme, dark theme).
+_ROLES = {
+    "Window": ("#f3f3f3", "#25262a"),
+    "WindowText": ("#1f2328", "#e6edf3"),
+    "Base": ("#ffffff", "#1e1f22"),
+    "AlternateBase": ("#f6f8fa", "#2a2c30"),
+    "ToolTipBase": ("#ffffe1", "#2b2d31"),
+    "ToolTipText": ("#1f2328", "#e6edf3"),
+    "Text": ("#1f2328", "#e6edf3"),
+    "Button": ("#f3f3f3", "#2f3136"),
+    "ButtonText": ("#1f2328", "#e6edf3"),
+    "BrightText": ("#d1242f", "#ff7b72"),
+    "Highlight": ("#0969da", "#2f81f7"),
+    "HighlightedText": ("#ffffff", "#ffffff"),
+    "Link": ("#0969da", "#58a6ff"),
+    "PlaceholderText": ("#8c959f", "#7d8590"),
+    "Mid": ("#d0d7de", "#3d4046"),
+    "Dark": ("#afb8c1", "#15161a"),
+    "Light": ("#ffffff", "#3a3d43"),
+    "Midlight": ("#eaeef2", "#33363b"),
+    "Shadow": ("#8c959f", "#000000"),
 }
 
 
 def palette(dark: bool) -> QPalette:
     pal = QPalette()
-    for role, colour in (_DARK if dark else _LIGHT).items():
-        pal.setColor(getattr(QPalette.ColorRole, role), QColor(colour))
+    for role, colours in _ROLES.items():
+        pal.setColor(getattr(QPalette.ColorRole, role), QColor(colours[1 if dark else 0]))
     disabled = QColor("#6e7681") if dark else QColor("#a0a7b0")
     for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText,
                  QPalette.ColorRole.WindowText):

@@ -14,7 +14,8 @@ from typing import Mapping
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import (
-    QApplication, QDialog, QDialogButtonBox, QFormLayout, QFrame, QLabel, QSizePolicy, QVBoxLayout, QWidget,
+    QApplication, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QFrame, QLabel, QSizePolicy,
+    QVBoxLayout, QWidget,
 )
 
 from engine.builder.edits import BuildError
@@ -217,13 +218,22 @@ class FormDialog(QDialog):
     """A builder form: fields with their reasons, the preview of the code, OK and Cancel.
 
     Subclasses fill ``self.fields`` (a ``FieldForm``) in ``__init__``, connect every editor's
-    change to ``revalidate`` and implement ``errors()`` ({field: reason}), ``preview_text()``
-    and ``code_edit()``. OK stays disabled while any field is refused; when accepted the
-    dialog's ``accepted_edit`` holds the ``CodeEdit`` to apply.
+    change to ``revalidate``, implement ``form()`` and name the engine's three rules for it:
+    ``form_errors(form, workspace)`` ({field: reason}), ``form_statement(form, source)`` (the
+    preview) and ``form_edit(source, workspace, form)`` (the ``CodeEdit``), or override
+    ``errors()``, ``preview_text()`` and ``code_edit()``. OK stays disabled while any field is
+    refused; when accepted the dialog's ``accepted_edit`` holds the ``CodeEdit`` to apply.
     """
 
-    def __init__(self, title: str, intro: str, parent: QWidget | None = None) -> None:
+    form_errors = None
+    form_statement = None
+    form_edit = None
+
+    def __init__(self, title: str, intro: str, workspace, source: str,
+                 parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.workspace = workspace
+        self.source = source or ""
         self.setWindowTitle(title)
         self.setModal(True)
         self.accepted_edit = None
@@ -263,15 +273,17 @@ class FormDialog(QDialog):
                     select_all()
                 break
 
-    # to implement
+    def form(self):
+        raise NotImplementedError
+
     def errors(self) -> dict:
-        return {}
+        return type(self).form_errors(self.form(), self.workspace)
 
     def preview_text(self) -> str:
-        return ""
+        return type(self).form_statement(self.form(), self.source)
 
     def code_edit(self):
-        raise NotImplementedError
+        return type(self).form_edit(self.source, self.workspace, self.form())
 
     def revalidate(self, *_args) -> None:
         """Re-check every field: reasons under the bad ones, OK only when none is refused."""
@@ -305,3 +317,12 @@ class FormDialog(QDialog):
             return
         self.accepted_edit = edit
         self.accept()
+
+
+def choice_combo(values, labels=None) -> QComboBox:
+    """A combo box of ``values`` (shown as ``labels[value]`` when given; ``currentData()`` is
+    the value)."""
+    combo = QComboBox()
+    for value in values:
+        combo.addItem(labels[value] if labels is not None else str(value), value)
+    return combo

@@ -15,15 +15,12 @@ all ``engine.builder``'s.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QObject, QTimer
-from PySide6.QtWidgets import QDockWidget, QMenu
+from PySide6.QtWidgets import QDockWidget, QMenu, QWidget
 
-from .. import controller as ctl
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..main_window import MainWindow
+from engine.session.events import Status
 
 TYPING_PAUSE_MS = 700  # "Re-run After Every Edit": wait for this pause in typing
 RUNNING_REASON = "The script is running: building waits until it pauses or ends."
@@ -31,10 +28,38 @@ RECORDED_REASON = ("This graph was recorded from PyTorch: it has no script to ad
                    "Open a script (or File ▸ New) to build by pointing.")
 
 
+class BuilderWindow(Protocol):
+    """What the host uses of the window (``app.main_window.MainWindow`` implements it).
+
+    Attributes: ``editor`` (CodeEditor), ``controller`` (SessionController), ``graph_view``
+    (GraphView), ``console`` (ConsolePanel), ``status`` (DebugStatusBar), ``docks`` (key ->
+    QDockWidget); and QMainWindow's ``splitDockWidget``.
+    """
+
+    editor: object
+    controller: object
+    graph_view: object
+    console: object
+    status: object
+    docks: dict
+
+    def add_dock(self, key: str, title: str, widget: QWidget, area) -> QDockWidget:
+        """Dock ``widget`` as ``docks[key]``."""
+
+    def reload_editor_text(self, *, announce: bool = True) -> bool:
+        """Make the editor's text the session's script; False if it was refused."""
+
+    def show_in_inspector(self, node_id: str) -> None:
+        """Show a graph node in the inspector."""
+
+    def splitDockWidget(self, first, second, orientation) -> None:  # noqa: N802 - Qt's name
+        ...
+
+
 class BuilderHost(QObject):
     """Owns the Build dock and turns its gestures into editor edits and re-runs."""
 
-    def __init__(self, window: "MainWindow") -> None:
+    def __init__(self, window: BuilderWindow) -> None:
         super().__init__(window)
         self.window = window
         self.panel = None  # app.builder.BuildPanel, docked by ensure_panel()
@@ -75,7 +100,7 @@ class BuilderHost(QObject):
                    "loop": self.training_loop}
         panel.form_opener = lambda kind: openers[kind]()
         self.panel = panel
-        dock = window._dock("build", "Build", panel, Qt.DockWidgetArea.LeftDockWidgetArea)
+        dock = window.add_dock("build", "Build", panel, Qt.DockWidgetArea.LeftDockWidgetArea)
         window.splitDockWidget(window.docks["editor"], dock, Qt.Orientation.Vertical)
         window.graph_view.selection_changed.connect(self._graph_selected)
         self.refresh()
@@ -107,9 +132,9 @@ class BuilderHost(QObject):
     def blocked_reason(self) -> str | None:
         """Why building is not possible right now (None: it is)."""
         controller = self.window.controller
-        if getattr(controller.session, "is_recording_replay", False):
+        if controller.session is not None and not controller.session.can_edit:
             return RECORDED_REASON
-        if controller.snapshot.status == ctl.RUNNING:
+        if controller.snapshot.status == Status.RUNNING:
             return RUNNING_REASON
         return None
 
@@ -120,7 +145,7 @@ class BuilderHost(QObject):
         reason = self.blocked_reason()
         self.panel.set_enabled_reason(reason)
         if reason is None:
-            not_run = self.window.controller.snapshot.status == ctl.IDLE \
+            not_run = self.window.controller.snapshot.status == Status.IDLE \
                 and bool(self.window.editor.toPlainText().strip())
             self.panel.set_empty_hint(
                 "the script has not run yet: F5 runs it and lists its tensors (or make one "
@@ -186,7 +211,7 @@ class BuilderHost(QObject):
         window = self.window
         self._rerun_timer.stop()
         if window.editor.toPlainText() != window.controller.source:
-            if not window._reload_editor_text(announce=False):
+            if not window.reload_editor_text(announce=False):
                 return
         window.console.clear()
         window.controller.run_to_end()
@@ -290,7 +315,7 @@ class BuilderHost(QObject):
                 blocked.setEnabled(False)
             menu.addSeparator()
             inspect = menu.addAction("Show in Inspector")
-            inspect.triggered.connect(lambda: window._node_selected(node_id))
+            inspect.triggered.connect(lambda: window.show_in_inspector(node_id))
         else:
             new_tensor = menu.addAction("New Tensor…")
             new_tensor.setObjectName("graphMenu.new_tensor")

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
 from engine.builder import modules as lm
 from engine.builder.names import name_problem, suggest_name
 
-from .form_widgets import FormDialog, mono_font
+from .form_widgets import FormDialog, choice_combo, mono_font
 
 FIRST_NAMES = {"mlp": ("model", "net", "mlp"), "linear": ("fc1", "fc", "layer", "linear")}
 SIZE_EXAMPLES = {"mlp": "2, 8, 1", "linear": "2, 8"}
@@ -29,20 +29,20 @@ def first_free_name(workspace, kind: str = "mlp") -> str:
 class NewLayerDialog(FormDialog):
     """The "New Layer…" form. ``form()`` -> LayerForm; ``code_edit()`` -> CodeEdit."""
 
+    form_errors = staticmethod(lm.layer_form_errors)
+    form_statement = staticmethod(lm.layer_statement)
+    form_edit = staticmethod(lm.new_layer)
+
     def __init__(self, workspace, source: str, parent: QWidget | None = None) -> None:
         super().__init__("New Layer",
                          "A module at the end of the script: a Linear layer, or an MLP of "
                          "Linear layers with an activation between them. Call it on a tensor "
-                         "from the palette's Modules group.", parent)
+                         "from the palette's Modules group.", workspace, source, parent)
         self.setObjectName("NewLayerDialog")
-        self.workspace = workspace
-        self.source = source or ""
         f = self.fields
         self.name_edit = f.add_field("name", "Name", QLineEdit(first_free_name(workspace)))
         self._name_suggested = self.name_edit.text()
-        self.kind_combo = QComboBox()
-        for kind in lm.KINDS:
-            self.kind_combo.addItem(lm.KIND_LABELS[kind], kind)
+        self.kind_combo = choice_combo(lm.KINDS, lm.KIND_LABELS)
         f.add_field("kind", "Make", self.kind_combo)
         self.sizes_edit = QLineEdit(SIZE_EXAMPLES["mlp"])
         self.sizes_edit.setFont(mono_font())
@@ -96,12 +96,3 @@ class NewLayerDialog(FormDialog):
             activation=self.activation_combo.currentText(),
             bias=self.bias_check.isChecked(),
         )
-
-    def errors(self) -> dict:
-        return lm.layer_form_errors(self.form(), self.workspace)
-
-    def preview_text(self) -> str:
-        return lm.layer_statement(self.form(), self.source)
-
-    def code_edit(self):
-        return lm.new_layer(self.source, self.workspace, self.form())

@@ -54,10 +54,8 @@ class TrainingLoopDialog(FormDialog):
         super().__init__("Training Loop",
                          "Repeat the forward pass: zero the grads, recompute the loss, "
                          "backward(), step(). The lines the loss depends on move into the loop.",
-                         parent)
+                         workspace, source, parent)
         self.setObjectName("TrainingLoopDialog")
-        self.workspace = workspace
-        self.source = source or ""
         f = self.fields
         self.optimizer_combo = QComboBox()
         self.optimizer_combo.addItems(list(workspace.optimizers))

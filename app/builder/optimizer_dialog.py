@@ -35,13 +35,14 @@ def default_text(param) -> str:
 class OptimizerDialog(FormDialog):
     """The "Add Optimizer…" form. ``form()`` -> OptimizerForm; ``code_edit()`` -> CodeEdit."""
 
+    form_errors = staticmethod(sc.optimizer_form_errors)
+    form_edit = staticmethod(sc.add_optimizer)
+
     def __init__(self, workspace, source: str, parent: QWidget | None = None) -> None:
         super().__init__("Add Optimizer",
                          "An optimizer updates the tensors you tick, from their .grad, "
-                         "each time optimizer.step() runs.", parent)
+                         "each time optimizer.step() runs.", workspace, source, parent)
         self.setObjectName("OptimizerDialog")
-        self.workspace = workspace
-        self.source = source or ""
         f = self.fields
         self.name_edit = f.add_field("name", "Name", QLineEdit(suggest_name("optimizer", workspace)))
         self.kind_combo = QComboBox()
@@ -128,11 +129,5 @@ class OptimizerDialog(FormDialog):
         return sc.OptimizerForm(name=self.name_edit.text().strip(), kind=self.kind(),
                                 params=self.checked_params(), hyper=hyper)
 
-    def errors(self) -> dict:
-        return sc.optimizer_form_errors(self.form(), self.workspace)
-
     def preview_text(self) -> str:
         return sc.optimizer_statement(self.form(), self.source, self.workspace)
-
-    def code_edit(self):
-        return sc.add_optimizer(self.source, self.workspace, self.form())

@@ -172,10 +172,7 @@ class BuildPanel(QWidget):
         body.addWidget(split, 1)
 
         # -- tensors
-        tensors_host = QWidget()
-        tl = QVBoxLayout(tensors_host)
-        tl.setContentsMargins(0, 0, 0, 0)
-        tl.setSpacing(2)
+        tensors_host, tl = _bare(QVBoxLayout, 2)
         tl.addWidget(QLabel("<b>Tensors</b> <span style='font-weight:normal'>"
                             "(Ctrl+click to pick two)</span>"))
         self.tensor_list = QListWidget()
@@ -188,10 +185,7 @@ class BuildPanel(QWidget):
         split.addWidget(tensors_host)
 
         # -- ops
-        ops_host = QWidget()
-        ol = QVBoxLayout(ops_host)
-        ol.setContentsMargins(0, 0, 0, 0)
-        ol.setSpacing(2)
+        ops_host, ol = _bare(QVBoxLayout, 2)
         self.search = QLineEdit()
         self.search.setObjectName("build_search")
         self.search.setPlaceholderText("Search ops (mul, matmul, loss, relu…)")
@@ -223,21 +217,12 @@ class BuildPanel(QWidget):
 
         # -- operands, parameters, name
         self.form = FieldForm(self.body)
-        operands = QWidget()
-        orow = QHBoxLayout(operands)
-        orow.setContentsMargins(0, 0, 0, 0)
-        orow.setSpacing(4)
-        self.a_combo = QComboBox()
-        self.a_combo.setObjectName("build_operand_a")
-        self.a_combo.setMinimumContentsLength(4)
-        self.a_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        operands, orow = _bare(QHBoxLayout, 4)
+        self.a_combo = _operand_combo("build_operand_a")
         self.b_label = QLabel("B")
-        self.b_combo = QComboBox()
-        self.b_combo.setObjectName("build_operand_b")
+        self.b_combo = _operand_combo("build_operand_b")
         self.b_combo.setEditable(True)
         self.b_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
-        self.b_combo.setMinimumContentsLength(4)
-        self.b_combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.b_combo.lineEdit().setPlaceholderText("tensor or number")
         self.swap_button = QToolButton()
         self.swap_button.setObjectName("build_swap")
@@ -400,19 +385,23 @@ class BuildPanel(QWidget):
         self._update()
 
     # ------------------------------------------------------------------------------ building
+    def _add_group_item(self, title: str) -> QTreeWidgetItem:
+        """A bold, unselectable heading row of the op tree."""
+        item = QTreeWidgetItem([title, ""])
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled)
+        font = item.font(0)
+        font.setBold(True)
+        item.setFont(0, font)
+        self.op_tree.addTopLevelItem(item)
+        item.setFirstColumnSpanned(True)
+        return item
+
     def _build_tree(self) -> None:
         self.op_tree.clear()
         self._op_items: dict[str, QTreeWidgetItem] = {}
         self._group_items: dict[str, QTreeWidgetItem] = {}
         for group in catalog.GROUPS:
-            item = QTreeWidgetItem([group, ""])
-            item.setFlags(Qt.ItemFlag.ItemIsEnabled)
-            font = item.font(0)
-            font.setBold(True)
-            item.setFont(0, font)
-            self.op_tree.addTopLevelItem(item)
-            item.setFirstColumnSpanned(True)
-            self._group_items[group] = item
+            self._group_items[group] = self._add_group_item(group)
         for op in catalog.CATALOG:
             parent = self._group_items.get(op.group)
             if parent is None:
@@ -424,13 +413,7 @@ class BuildPanel(QWidget):
             item.setFont(0, mono_font())
             item.setToolTip(0, f"{op.title}: {op.doc}" if getattr(op, "doc", "") else op.title)
             self._op_items[op.id] = item
-        modules = QTreeWidgetItem([MODULES_GROUP, ""])  # filled by _sync_module_items
-        modules.setFlags(Qt.ItemFlag.ItemIsEnabled)
-        font = modules.font(0)
-        font.setBold(True)
-        modules.setFont(0, font)
-        self.op_tree.addTopLevelItem(modules)
-        modules.setFirstColumnSpanned(True)
+        modules = self._add_group_item(MODULES_GROUP)  # filled by _sync_module_items
         modules.setToolTip(0, "Call a module of the script on A: out = model(a)")
         modules.setHidden(True)
         self._group_items[MODULES_GROUP] = modules
@@ -895,3 +878,20 @@ class BuildPanel(QWidget):
         edit = getattr(dialog, "accepted_edit", None)
         if edit is not None:
             self.edit_requested.emit(edit)
+
+
+def _bare(layout_class, spacing: int):
+    """A widget and its layout (``layout_class``) with no margins: a part of a larger form."""
+    host = QWidget()
+    layout = layout_class(host)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(spacing)
+    return host, layout
+
+
+def _operand_combo(object_name: str) -> QComboBox:
+    combo = QComboBox()
+    combo.setObjectName(object_name)
+    combo.setMinimumContentsLength(4)
+    combo.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+    return combo

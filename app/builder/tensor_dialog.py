@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
 from engine.builder import tensor_form as tf
 from engine.builder.names import name_problem, suggest_name
 
-from .form_widgets import FormDialog, mono_font
+from .form_widgets import FormDialog, choice_combo, mono_font
 
 MODES = tf.MODES
 MODE_LABELS = {
@@ -36,18 +36,18 @@ def first_free_name(workspace) -> str:
 class NewTensorDialog(FormDialog):
     """The "New Tensor…" form. ``form()`` -> TensorForm; ``code_edit()`` -> CodeEdit."""
 
+    form_errors = staticmethod(tf.form_errors)
+    form_statement = staticmethod(tf.tensor_statement)
+    form_edit = staticmethod(tf.new_tensor)
+
     def __init__(self, workspace, source: str, parent: QWidget | None = None) -> None:
         super().__init__("New Tensor",
                          "A new tensor at the end of the script. Leaves that require grad "
-                         "are what backward() fills .grad for.", parent)
+                         "are what backward() fills .grad for.", workspace, source, parent)
         self.setObjectName("NewTensorDialog")
-        self.workspace = workspace
-        self.source = source or ""
         f = self.fields
         self.name_edit = f.add_field("name", "Name", QLineEdit(first_free_name(workspace)))
-        self.mode_combo = QComboBox()
-        for mode in MODES:
-            self.mode_combo.addItem(MODE_LABELS[mode], mode)
+        self.mode_combo = choice_combo(MODES, MODE_LABELS)
         f.add_field("mode", "Make", self.mode_combo)
         self.values_edit = QLineEdit("[1.0, 2.0, 3.0]")
         self.values_edit.setFont(mono_font())
@@ -98,12 +98,3 @@ class NewTensorDialog(FormDialog):
             dtype=self.dtype_combo.currentText(),
             requires_grad=self.grad_check.isChecked(),
         )
-
-    def errors(self) -> dict:
-        return tf.form_errors(self.form(), self.workspace)
-
-    def preview_text(self) -> str:
-        return tf.tensor_statement(self.form(), self.source)
-
-    def code_edit(self):
-        return tf.new_tensor(self.source, self.workspace, self.form())

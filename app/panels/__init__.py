@@ -3,7 +3,7 @@ predict mode.
 
 Each is a QWidget made with ``Panel(controller, parent=None)`` from the window's
 ``SessionController``; the window docks them. They share one ``PanelsRecorder`` per controller
-(``common.panels_hub``) and draw only what ``engine.session.panels_model`` computes. Call
+(``hub.panels_hub``) and draw only what ``engine.session.panels_model`` computes. Call
 ``shutdown()`` on each before the window goes away.
 """
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import QSplitter, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
 from engine.session import panels_model as pm
 
-from .common import (
-    Heatmaps, Panel, header, mono_font, note_label, panels_hub, point_view, save_csv, tone, vbox,
-)
+from .base import Panel
+from .csv_export import save_csv
+from .heatmaps import Heatmaps
+from .hub import panels_hub
+from .tones import mono_font, tone
+from .widgets import header, note_label, stacked, vbox
 
 COLUMNS = ("name", "shape", ".grad", "norm", "change since last pause")
 TEXT_ITEMS = 4  # numbers shown per array in a cell; the tooltip and CSV have them all
@@ -38,7 +41,6 @@ class GradientBufferPanel(Panel):
         self.hub = panels_hub(controller)
         self.hub.acquire()
         self.rows: list[pm.BufferRow] = []
-        self._shown_event = None  # the pause the rows are about
 
         layout = vbox(self)
         top, self.status = header("Gradient buffers", self.export_csv)
@@ -55,21 +57,16 @@ class GradientBufferPanel(Panel):
         self.tree.itemClicked.connect(self._item_clicked)
         self.heatmaps = Heatmaps()
         self.heatmaps.clicked.connect(self._select)
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.tree)
-        split.addWidget(self.heatmaps)
-        split.setSizes([300, 160])
-        layout.addWidget(split)
+        layout.addWidget(stacked(self.tree, self.heatmaps, (300, 160)))
 
         controller.state_changed.connect(self.refresh)
         self.refresh()
 
     # ------------------------------------------------------------------ drawing
     def refresh(self, *_args) -> None:
-        view = point_view(self.controller, self.hub)
-        if view is None or view.event is self._shown_event:
+        view = self.new_point()
+        if view is None:
             return  # running, or the same pause published again: "changed" must survive it
-        self._shown_event = view.event
         self.rows = pm.buffer_rows(view.snapshot, view.live, self.hub.recorder, self.rows)
         self._fill_tree()
         reset = [r for r in self.rows if r.note.startswith(("None after", "zeros after"))]

@@ -11,13 +11,15 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import QPlainTextEdit, QSplitter, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import QPlainTextEdit, QTreeWidget, QTreeWidgetItem, QWidget
 
 from engine.session import panels_model as pm
 
-from .common import (
-    Panel, header, mono_font, note_label, panels_hub, point_view, save_csv, tone, vbox,
-)
+from .base import Panel
+from .csv_export import save_csv
+from .hub import panels_hub
+from .tones import mono_font, tone
+from .widgets import header, note_label, stacked, vbox
 
 COLUMNS = ("name", "value")
 ROLE_NAME = Qt.ItemDataRole.UserRole
@@ -39,7 +41,6 @@ class OptimizerPanel(Panel):
         self.hub.acquire()
         self.groups: list[pm.GroupRows] = []
         self.at_step = False
-        self._shown_event = None  # the pause the rows are about
 
         layout = vbox(self)
         top, self.status = header("Optimizer", self.export_csv)
@@ -56,20 +57,15 @@ class OptimizerPanel(Panel):
         self.rule_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.rule_view.setPlaceholderText(
             "The update rule appears here once optimizer.step() has updated a parameter.")
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(self.tree)
-        split.addWidget(self.rule_view)
-        split.setSizes([220, 220])
-        layout.addWidget(split)
+        layout.addWidget(stacked(self.tree, self.rule_view, (220, 220)))
         controller.state_changed.connect(self.refresh)
         self.refresh()
 
     # ------------------------------------------------------------------ drawing
     def refresh(self, *_args) -> None:
-        view = point_view(self.controller, self.hub)
-        if view is None or view.event is self._shown_event:
+        view = self.new_point()
+        if view is None:
             return  # running, or the same pause published again
-        self._shown_event = view.event
         self.at_step = "step" in view.markers
         self.groups = pm.optimizer_rows(view.snapshot, view.live, self.hub.recorder, self.at_step)
         self._fill_tree()

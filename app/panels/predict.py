@@ -11,9 +11,14 @@ from PySide6.QtWidgets import (
     QCheckBox, QGridLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget,
 )
 
+from engine.session import events as ev
 from engine.session import panels_model as pm
 
-from .common import Panel, header, note_label, panels_hub, point_view, tone, vbox
+from .base import Panel
+from .hub import panels_hub
+from .point import point_view
+from .tones import tone
+from .widgets import header, note_label, vbox
 
 
 class _Question:
@@ -116,7 +121,7 @@ class PredictPanel(Panel):
         for q in self.questions:
             if q not in just_answered:
                 q.remove()
-        pause = event.get("pause") if event is not None and event.kind == "paused" else None
+        pause = event.pause if isinstance(event, ev.Paused) else None
         stmt = getattr(pause, "stmt", None) if getattr(pause, "kind", "") == "statement" else None
         found = []
         if self.enabled.isChecked() and not view.travelled:

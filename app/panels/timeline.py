@@ -17,7 +17,12 @@ from PySide6.QtWidgets import (
 
 from engine.session import panels_model as pm
 
-from .common import Heatmaps, Panel, header, panels_hub, point_index, save_csv, vbox
+from .base import Panel
+from .csv_export import save_csv
+from .heatmaps import Heatmaps
+from .hub import panels_hub
+from .point import point_index
+from .widgets import header, vbox
 
 MARKER_COLOURS = {  # stacked in this order, top to bottom
     "backward": QColor("#0969da"),

@@ -20,7 +20,11 @@ from PySide6.QtWidgets import (
 
 from engine.session import panels_model as pm
 
-from .common import Panel, header, panels_hub, point_view, save_csv, vbox
+from .base import Panel
+from .csv_export import save_csv
+from .hub import panels_hub
+from .point import point_view
+from .widgets import header, vbox
 
 FRAME_MS = 33  # the plots' refresh while a run goes on: about the screen's rate at best
 MAX_FRAME_MS = 500  # ... and at worst

@@ -2,9 +2,9 @@
 
 The window drives a live script through a ``Session``; a file recorded from real PyTorch has no
 script to run, so ``RecordedSession`` offers the part of the Session interface the window's
-controller uses (the commands, ``graph()``, ``snapshot()``, ``timeline``, ``counters``, the
-breakpoint switches, ``subscribe``) and publishes the same ``SessionEvent`` kinds, so every view
-draws a replay as it draws a live run. Nothing is computed: every number is the recording's.
+controller uses: it implements ``engine.session.DebugSession`` (``can_edit = False``,
+``is_recorded = True``) and publishes the same typed events (``engine.session.events``), so every
+view draws a replay as it draws a live run. Nothing is computed: every number is the recording's.
 
 The replay is a fixed sequence of points: for each recorded iteration, the backward before any
 node ran (step 0) and after each node PyTorch ran, in PyTorch's order (step k of n); then the end.
@@ -22,20 +22,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..session.breakpoints import DataBreakpoints
+from ..session import events as ev
+from ..session.breakpoints import DataBreakpoints, LineBreakpoint
 from ..session.counters import Counters
 from ..session.diff import compute_diff
-from ..session.events import EventPublisher, Position, SessionEvent
+from ..session.events import EventPublisher, Position, SessionEvent, Status
 from ..session.state import Snapshot, TensorRecord, non_finite
 from ..session.timeline import BACKWARD, STEP, TimelinePoint
 from .graph import _recorded_of, recorded_graph
 from .replay import ReplayStep, graph_at_step, replay_steps
-
-# Session status, as engine.session names them.
-PAUSED = "paused"
-FINISHED = "finished"
-STOPPED = "stopped"
-
 
 @dataclass(frozen=True)
 class ReplayPosition(Position):
@@ -86,7 +81,8 @@ class RecordedSession(EventPublisher):
         When the file holds no recorded graph.
     """
 
-    is_recording_replay = True  # the controller draws ``graph()`` instead of building one
+    can_edit = False  # no script: the builder has nothing to append to
+    is_recorded = True  # ``graph()`` is the recording's graph at the replay step
 
     def __init__(self, source, *, filename: str = "<recorded>") -> None:
         self.recorded = _recorded_of(source)
@@ -100,7 +96,7 @@ class RecordedSession(EventPublisher):
         self.steps_per_backward = len(self.steps(last))
         self.timeline = self._build_timeline()
         self.counters = Counters()
-        self.breakpoints: dict[int, Any] = {}
+        self.breakpoints: dict[int, LineBreakpoint] = {}
         self.data_breakpoints = DataBreakpoints()
         self.losses = self._losses()
         self.console: list[str] = []
@@ -108,7 +104,7 @@ class RecordedSession(EventPublisher):
         self.namespace: dict = {}
         self.error = None
         self.explanation = None
-        self.status = FINISHED
+        self.status = Status.FINISHED
         self._index = len(self.timeline) - 1
         self._pause: ReplayPause | None = None
         self._position: ReplayPosition | None = None
@@ -173,23 +169,28 @@ class RecordedSession(EventPublisher):
         return out
 
     # ------------------------------------------------------------------ subscribers
-    def _emit(self, kind: str, **fields: Any) -> None:
-        self._send(kind, **fields)
+    def _emit(self, event: SessionEvent) -> None:
+        self._send(event)
 
     def open(self) -> None:
         """Publish the state the replay opens in (the whole recording, finished)."""
         with self._lock:
             self._publish(self._index, reason="opened", travelled=True, walked=())
-            self._emit("timeline_changed", length=len(self.timeline))
+            self._emit(ev.TimelineChanged(len(self.timeline)))
 
     # ------------------------------------------------------------------ breakpoints
     # No lines to stop at: line breakpoints are kept (the window saves them) but never hit.
-    def set_breakpoint(self, line: int, condition: str | None = None):
-        self.breakpoints[int(line)] = condition
-        return None
+    def set_breakpoint(self, line: int, condition: str | None = None) -> LineBreakpoint:
+        bp = LineBreakpoint(int(line), condition or None)
+        self.breakpoints[bp.line] = bp
+        return bp
 
     def clear_breakpoint(self, line: int) -> None:
         self.breakpoints.pop(int(line), None)
+
+    def set_data_breakpoints(self, spec: DataBreakpoints) -> None:
+        """Stop on what ``spec`` switches on (a copy is kept)."""
+        self.data_breakpoints = replace(spec)
 
     def break_on_nan(self, enabled: bool = True) -> None:
         """Stop at a step that sent or received a NaN or an infinity."""
@@ -201,14 +202,14 @@ class RecordedSession(EventPublisher):
 
     def break_on_backward(self, enabled: bool = True) -> None:
         """Stop before each iteration's backward (its step 0)."""
-        self.data_breakpoints.backward = bool(enabled)
+        self.data_breakpoints.on_backward = bool(enabled)
 
     def break_on_zero_grad(self, enabled: bool = True) -> None:
-        self.data_breakpoints.zero_grad = bool(enabled)  # not recorded: never hit
+        self.data_breakpoints.on_zero_grad = bool(enabled)  # not recorded: never hit
 
     def break_on_step(self, enabled: bool = True) -> None:
         """Stop after an iteration's backward, before its optimizer step."""
-        self.data_breakpoints.step = bool(enabled)
+        self.data_breakpoints.on_step = bool(enabled)
 
     # ------------------------------------------------------------------ reading the state
     @property
@@ -217,12 +218,12 @@ class RecordedSession(EventPublisher):
 
     @property
     def pause_state(self) -> ReplayPause | None:
-        return self._pause if self.status == PAUSED else None
+        return self._pause if self.status == Status.PAUSED else None
 
     @property
     def current_step(self) -> ReplayStep | None:
         """The step that ran last (None before the first node and at the end)."""
-        return self._pause.step if self.status == PAUSED and self._pause else None
+        return self._pause.step if self.status == Status.PAUSED and self._pause else None
 
     @property
     def point_index(self) -> int:
@@ -230,6 +231,9 @@ class RecordedSession(EventPublisher):
 
     def visible_names(self) -> dict:
         return {}  # nothing runs: there are no live objects behind a recording
+
+    def module_names(self) -> dict:
+        return {}
 
     @property
     def last_backward_steps(self) -> tuple:
@@ -269,7 +273,7 @@ class RecordedSession(EventPublisher):
 
     def stop(self) -> None:
         """End the replay where it is (thread-safe)."""
-        if self.status != PAUSED and not self._busy:
+        if self.status != Status.PAUSED and not self._busy:
             return
         self._stop_requested.set()
         if self._lock.acquire(blocking=False):
@@ -302,6 +306,11 @@ class RecordedSession(EventPublisher):
             last = k >= self.steps_per_backward
             return self._walk(lambda index: "step out" if last or self.point_of(index) ==
                               (i, self.steps_per_backward) else None)
+
+    def run_to_end(self):
+        """Replay to the end: a recording's data breakpoints do not stop it."""
+        with self._command("run_to_end"):
+            return self._walk(lambda index: None)
 
     def run_to_line(self, line: int):
         """A recording has no lines: like ``continue_``."""
@@ -337,7 +346,7 @@ class RecordedSession(EventPublisher):
     def restart(self):
         """Replay from the start: the first iteration, before its backward."""
         with self._command("restart"):
-            self._emit("reset")
+            self._emit(ev.Reset())
             self._move(0, reason="restart", travelled=False, walked=(), full=True)
             return self.pause_state
 
@@ -357,8 +366,8 @@ class RecordedSession(EventPublisher):
             self._busy = True
             try:
                 # After the end only restart and go_to move; other commands are no-ops.
-                if name in ("restart", "go_to") or self.status == PAUSED:
-                    self._emit("running", command=name)
+                if name in ("restart", "go_to") or self.status == Status.PAUSED:
+                    self._emit(ev.Running(name))
                 yield
             finally:
                 self._busy = False
@@ -368,7 +377,7 @@ class RecordedSession(EventPublisher):
 
     def _walk(self, until: Callable[[int], str | None]):
         """Move point by point until ``until(index)`` names a reason, or to the end."""
-        if self.status != PAUSED:
+        if self.status != Status.PAUSED:
             return None
         walked: list = []
         index = self._index
@@ -397,9 +406,9 @@ class RecordedSession(EventPublisher):
         i, k = self.point_of(index)
         d = self.data_breakpoints
         n = self.steps_per_backward
-        if k == 0 and i > 0 and d.backward:
+        if k == 0 and i > 0 and d.on_backward:
             return "backward"
-        if k == n and i < self.iteration_count - 1 and d.step:
+        if k == n and i < self.iteration_count - 1 and d.on_step:
             return "optimizer step"
         if k == 0:
             return None
@@ -415,7 +424,7 @@ class RecordedSession(EventPublisher):
 
     def _move(self, index: int, *, reason: str, travelled: bool, walked, full=False) -> None:
         self._index = index
-        self.status = FINISHED if index == len(self.timeline) - 1 else PAUSED
+        self.status = Status.FINISHED if index == len(self.timeline) - 1 else Status.PAUSED
         self._publish(index, reason=reason, travelled=travelled, walked=walked, full=full)
 
     def _publish(self, index: int, *, reason: str, travelled: bool, walked, full=False) -> None:
@@ -425,28 +434,27 @@ class RecordedSession(EventPublisher):
         self._snapshot = snap
         self._set_counters(index)
         point = self.timeline[index]
-        if self.status == PAUSED:
+        if self.status == Status.PAUSED:
             i, k = self.point_of(index)
             step = self.steps(i)[k - 1] if k > 0 else None
             self._pause = ReplayPause(step, point.iteration)
             self._position = ReplayPosition(None, point.iteration, point.backward_step, 0, index)
-            self._emit("paused", pause=self._pause, diff=diff, position=self._position,
-                       point=point, reason=reason, snapshot=snap, travelled=travelled)
+            self._emit(ev.Paused(self._pause, diff, self._position, point, reason, snap,
+                                 travelled=travelled))
         else:
             self._pause = None
             self._position = None
             # A live finished event has no snapshot (the panels read the namespace); a replay's
             # names are not live objects, so it carries the recorded state instead.
-            self._emit("finished", namespace=self.namespace, diff=diff, point=point,
-                       stopped=False, travelled=travelled, snapshot=snap)
+            self._emit(ev.Finished(self.namespace, diff, point, travelled=travelled,
+                                   snapshot=snap))
 
     def _stopped(self) -> None:
         self._stop_requested.clear()
-        if self.status != PAUSED:
+        if self.status != Status.PAUSED:
             return
-        self.status = STOPPED
-        self._emit("finished", namespace=self.namespace, diff=None, point=None, stopped=True,
-                   travelled=False)
+        self.status = Status.STOPPED
+        self._emit(ev.Finished(self.namespace, None, None, stopped=True))
 
     def _set_counters(self, index: int) -> None:
         # Counted as a live run would have: each iteration is one backward and one step.

@@ -1,6 +1,10 @@
 """Breakpoints: on lines (optionally with a condition) and on data (NaN/Inf, gradient norm,
 ``backward()``, ``zero_grad()``, ``optimizer.step()``).
 
+The data breakpoints are one type everywhere: ``engine.files.DataBreakpoints`` (``nan``,
+``grad_norm``, ``on_backward``, ``on_zero_grad``, ``on_step``), what a graph file saves, what the
+window's Debug menu checks and what a session (or the recording player) stops on.
+
 A condition is an expression in the script's language, evaluated against the paused frame by a
 small safe evaluator: names, attributes without underscores, constants, comparisons, arithmetic,
 boolean logic, subscripts and a few read-only calls (``len``, ``abs``, ``.item()``, ``.sum()``...).
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from ..autograd.grad_mode import no_grad
+from ..files.format import DataBreakpoints  # noqa: F401 - the one type, re-exported
 
 
 class ConditionError(ValueError):
@@ -29,17 +34,6 @@ class LineBreakpoint:
     condition: str | None = None
     enabled: bool = True
     hits: int = 0
-
-
-@dataclass
-class DataBreakpoints:
-    """The data breakpoints that are switched on."""
-
-    nan: bool = False
-    grad_norm: float | None = None
-    backward: bool = False
-    zero_grad: bool = False
-    step: bool = False
 
 
 _BINOPS = {

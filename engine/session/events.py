@@ -1,52 +1,28 @@
-"""What a session tells its subscribers: ``SessionEvent`` and the ``Position`` it is paused at."""
+"""What a session tells its subscribers: one frozen dataclass per event, the ``Status`` a session
+is in and the ``Position`` it is paused at.
+
+Subscribers dispatch on the event's type (``match event: case Paused(): ...``). The events carry
+plain data where they can (``Position``, ``TimelinePoint``, ``StateDiff``, ``Snapshot``, strings);
+``Paused.pause`` and ``Finished.namespace`` are the interpreter's live objects, read only while
+the session is at rest. ``kind`` (a class attribute) names each type in a trace file.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
-
-# The kinds of session event.
-PAUSED = "paused"  # pause, diff, position, point, reason, snapshot, travelled
-RUNNING = "running"  # command
-FINISHED = "finished"  # namespace, diff, point, stopped
-ERROR = "error"  # error (ScriptError), explanation, diff, point
-OUTPUT = "output"  # text, line
-WARNING = "warning"  # warning (LintWarning), line
-TIMELINE_CHANGED = "timeline_changed"  # length
-RESET = "reset"  # (nothing: the run starts over)
-
-KINDS = (PAUSED, RUNNING, FINISHED, ERROR, OUTPUT, WARNING, TIMELINE_CHANGED, RESET)
+from enum import StrEnum
+from typing import Any, Callable, ClassVar
 
 
-class SessionEvent:
-    """One event: ``kind`` and keyword fields, readable as attributes (``event.diff``).
+class Status(StrEnum):
+    """Where a session (or the window's view of it) is. Values print as plain words."""
 
-    Parameters
-    ----------
-    kind : str
-        One of ``paused``, ``running``, ``finished``, ``error``, ``output``, ``warning``,
-        ``timeline_changed``, ``reset``.
-    **fields
-        The event's data (see the kinds above).
-    """
-
-    def __init__(self, kind: str, **fields: Any) -> None:
-        if kind not in KINDS:
-            raise ValueError(f"unknown session event kind {kind!r}")
-        self.kind = kind
-        self.fields = fields
-
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self.__dict__["fields"][name]
-        except KeyError:
-            raise AttributeError(f"{self.kind} event has no field {name!r}") from None
-
-    def get(self, name: str, default: Any = None) -> Any:
-        return self.fields.get(name, default)
-
-    def __repr__(self) -> str:
-        return f"SessionEvent({self.kind!r}, {', '.join(sorted(self.fields))})"
+    IDLE = "idle"  # loaded, not started
+    RUNNING = "running"  # a command is running (the window's view only)
+    PAUSED = "paused"
+    FINISHED = "finished"
+    FAILED = "error"
+    STOPPED = "stopped"  # ended by stop()
 
 
 @dataclass(frozen=True)
@@ -73,14 +49,106 @@ class Position:
     point_index: int | None = None
 
 
+@dataclass(frozen=True)
+class SessionEvent:
+    """Base of every session event."""
+
+    kind: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class Paused(SessionEvent):
+    """A command came to rest at ``position``. After ``go_to``, ``travelled`` is True and
+    ``diff.full`` is True: redraw everything."""
+
+    kind: ClassVar[str] = "paused"
+    pause: Any  # the interpreter's Pause (a recording's ReplayPause)
+    diff: Any  # StateDiff since the last rest
+    position: Position
+    point: Any  # TimelinePoint
+    reason: str | None
+    snapshot: Any  # Snapshot
+    travelled: bool = False
+
+
+@dataclass(frozen=True)
+class Running(SessionEvent):
+    """A command started."""
+
+    kind: ClassVar[str] = "running"
+    command: str
+
+
+@dataclass(frozen=True)
+class Finished(SessionEvent):
+    """The script ended (``stopped``: by ``stop()``, then ``diff`` and ``point`` are None).
+    A recording's carries its ``snapshot`` (its names are not live objects)."""
+
+    kind: ClassVar[str] = "finished"
+    namespace: dict | None
+    diff: Any
+    point: Any
+    stopped: bool = False
+    travelled: bool = False
+    snapshot: Any = None
+
+
+@dataclass(frozen=True)
+class Error(SessionEvent):
+    """The script failed: ``error`` (ScriptError) and its ``explanation``."""
+
+    kind: ClassVar[str] = "error"
+    error: Any
+    explanation: Any
+    diff: Any
+    point: Any
+    travelled: bool = False
+
+
+@dataclass(frozen=True)
+class Output(SessionEvent):
+    """The script printed ``text`` on ``line``."""
+
+    kind: ClassVar[str] = "output"
+    text: str
+    line: int | None
+
+
+@dataclass(frozen=True)
+class Warning(SessionEvent):  # read as ``events.Warning``: the builtin stays unshadowed elsewhere
+    """A ``LintWarning`` on ``line``."""
+
+    kind: ClassVar[str] = "warning"
+    warning: Any
+    line: int | None
+
+
+@dataclass(frozen=True)
+class TimelineChanged(SessionEvent):
+    """The timeline now has ``length`` points."""
+
+    kind: ClassVar[str] = "timeline_changed"
+    length: int
+
+
+@dataclass(frozen=True)
+class Reset(SessionEvent):
+    """The run starts over: forget everything it published."""
+
+    kind: ClassVar[str] = "reset"
+
+
+AT_REST = (Paused, Finished, Error)  # events after which the script's names can be read
+
+
 class EventPublisher:
-    """``subscribe(fn) -> unsubscribe`` and ``_send(kind, **fields)``: what a session and the
-    recording player share for their views. The class sets ``self._subscribers = []``."""
+    """``subscribe(fn) -> unsubscribe`` and ``_send(event)``: what a session and the recording
+    player share for their views. The class sets ``self._subscribers = []``."""
 
     _subscribers: list
 
     def subscribe(self, fn: Callable[[SessionEvent], None]) -> Callable[[], None]:
-        """Call ``fn(SessionEvent)`` for every event; returns a function that unsubscribes."""
+        """Call ``fn(event)`` for every event; returns a function that unsubscribes."""
         self._subscribers.append(fn)
 
         def unsubscribe() -> None:
@@ -89,7 +157,6 @@ class EventPublisher:
 
         return unsubscribe
 
-    def _send(self, kind: str, **fields: Any) -> None:
-        event = SessionEvent(kind, **fields)
+    def _send(self, event: SessionEvent) -> None:
         for fn in tuple(self._subscribers):
             fn(event)

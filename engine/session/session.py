@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 import warnings
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -33,18 +34,15 @@ from .breakpoints import (
 )
 from .counters import Counters, StatementCalls, calls_in
 from .diff import compute_diff
-from .events import EventPublisher, Position, SessionEvent
+from .events import EventPublisher, Position, SessionEvent, Status
 from .explain import explain
 from .lint import Linter, LintWarning
 from .state import capture, named_tensors, non_finite, visible_names
 from .timeline import BACKWARD, ERROR, STEP, WARNING, ZERO_GRAD, Timeline, TimelinePoint
 
-# Session status.
-IDLE = "idle"  # not started
-PAUSED = "paused"
-FINISHED = "finished"
-FAILED = "error"
-STOPPED = "stopped"
+
+# After these the last pause's frame still holds the names to show.
+_FRAME_KEPT = (Status.PAUSED, Status.FAILED, Status.STOPPED)
 
 
 def _reachable_nodes(roots) -> int:
@@ -101,6 +99,9 @@ class Session(EventPublisher):
     Subscribers are called synchronously on the thread running the command.
     """
 
+    can_edit = True  # the builder may append lines to the script (engine.session.DebugSession)
+    is_recorded = False
+
     def __init__(
         self,
         source: str,
@@ -125,7 +126,7 @@ class Session(EventPublisher):
         self.timeline = Timeline(budget_bytes=timeline_budget)
         self.counters = Counters()
         self.linter = Linter.for_source(source)
-        self.status = IDLE
+        self.status = Status.IDLE
         self.error: ScriptError | None = None
         self.explanation = None
         self.namespace: dict | None = None  # the module namespace once the script has ended
@@ -151,10 +152,10 @@ class Session(EventPublisher):
         self._reset_run_state()
 
     # ------------------------------------------------------------------ subscribers
-    def _emit(self, kind: str, **fields: Any) -> None:
+    def _emit(self, event: SessionEvent) -> None:
         if self._replaying:
             return
-        self._send(kind, **fields)
+        self._send(event)
 
     # ------------------------------------------------------------------ breakpoints
     def set_breakpoint(self, line: int, condition: str | None = None) -> LineBreakpoint:
@@ -174,6 +175,11 @@ class Session(EventPublisher):
     def clear_breakpoint(self, line: int) -> None:
         self.breakpoints.pop(int(line), None)
 
+    def set_data_breakpoints(self, spec: DataBreakpoints) -> None:
+        """Stop on what ``spec`` switches on (a copy is kept: plain flags, safe while a command
+        runs). The ``break_on_*`` methods below switch one at a time."""
+        self.data_breakpoints = replace(spec)
+
     def break_on_nan(self, enabled: bool = True) -> None:
         """Pause when any named tensor or ``.grad``, an op's output or a backward node's
         gradient gets a NaN or an infinity."""
@@ -186,21 +192,21 @@ class Session(EventPublisher):
 
     def break_on_backward(self, enabled: bool = True) -> None:
         """Pause before every statement that calls ``backward()``."""
-        self.data_breakpoints.backward = bool(enabled)
+        self.data_breakpoints.on_backward = bool(enabled)
 
     def break_on_zero_grad(self, enabled: bool = True) -> None:
         """Pause before every statement that calls an optimizer's or module's ``zero_grad()``."""
-        self.data_breakpoints.zero_grad = bool(enabled)
+        self.data_breakpoints.on_zero_grad = bool(enabled)
 
     def break_on_step(self, enabled: bool = True) -> None:
         """Pause before every statement that calls ``optimizer.step()``."""
-        self.data_breakpoints.step = bool(enabled)
+        self.data_breakpoints.on_step = bool(enabled)
 
     # ------------------------------------------------------------------ reading the state
     @property
     def pause_state(self):
         """The interpreter's current ``Pause`` (None before the start and after the end)."""
-        return self._pause if self.status == PAUSED else None
+        return self._pause if self.status == Status.PAUSED else None
 
     @property
     def position(self) -> Position | None:
@@ -213,7 +219,7 @@ class Session(EventPublisher):
 
     def visible_names(self) -> dict:
         """The names the user sees: the paused frame's locals over the module's globals."""
-        if self._pause is not None and self.status in (PAUSED, FAILED, STOPPED):
+        if self._pause is not None and self.status in _FRAME_KEPT:
             return visible_names(self._pause.globals, self._pause.locals)
         if self.namespace is not None:
             return visible_names(self.namespace, None)
@@ -222,7 +228,7 @@ class Session(EventPublisher):
     def module_names(self) -> dict:
         """The module's own names (no function's locals): what a line appended at the end of
         the script can use, so what the builder offers."""
-        if self._pause is not None and self.status in (PAUSED, FAILED, STOPPED):
+        if self._pause is not None and self.status in _FRAME_KEPT:
             return visible_names(self._pause.globals, None)
         if self.namespace is not None:
             return visible_names(self.namespace, None)
@@ -242,11 +248,12 @@ class Session(EventPublisher):
     def last_backward_steps(self) -> tuple:
         return tuple(self._backward_steps)
 
-    def graph(self):
-        """The graph model (``engine.graph.build_graph``) of the current state."""
+    def graph(self, previous=None):
+        """The graph model (``engine.graph.build_graph``) of the current state; with
+        ``previous`` (the graph shown before), ``graph.graph["changed"]`` lists what differs."""
         from ..graph import build_graph
 
-        return build_graph(self.visible_names(), tuple(self._backward_steps))
+        return build_graph(self.visible_names(), tuple(self._backward_steps), previous=previous)
 
     # ------------------------------------------------------------------ thread-safe controls
     def pause(self) -> None:
@@ -256,7 +263,7 @@ class Session(EventPublisher):
 
     def stop(self) -> None:
         """End the run (thread-safe): a running command ends at the next statement or node."""
-        if self.status not in (PAUSED,) and not self._busy:
+        if self.status not in (Status.PAUSED,) and not self._busy:
             return
         self._stop_requested.set()
         interp = self._interp
@@ -264,7 +271,7 @@ class Session(EventPublisher):
             interp.stop()
         if self._lock.acquire(blocking=False):
             try:
-                if not self._busy and self.status == PAUSED:
+                if not self._busy and self.status == Status.PAUSED:
                     self._close_run()
                     self._stopped()
             finally:
@@ -364,7 +371,7 @@ class Session(EventPublisher):
                 return None
 
             if n <= 0:
-                return self._pause if self.status == PAUSED else None
+                return self._pause if self.status == Status.PAUSED else None
             return self._drive(until)
 
     def restart(self):
@@ -384,7 +391,8 @@ class Session(EventPublisher):
             else:
                 target = point.raw_index
             live = self._raw_count - 1
-            if self._gen is None or target is None or target < live or self.status != PAUSED:
+            if (self._gen is None or target is None or target < live
+                    or self.status != Status.PAUSED):
                 self._start_run(emit_reset=False)
             self._replaying = True
             try:
@@ -397,7 +405,7 @@ class Session(EventPublisher):
             self._point_index = point_index
             self._truncate_on_next_stop = True
             self._clear_since()
-            if self.data_breakpoints.nan and self.status == PAUSED:
+            if self.data_breakpoints.nan and self.status == Status.PAUSED:
                 self._new_non_finite()  # what is already NaN here must not break again
             snap = self.timeline.snapshot(point_index)
             if snap is None:
@@ -406,15 +414,14 @@ class Session(EventPublisher):
             diff = compute_diff(None, snap, (), tuple(self.console[:snap.console_lines]),
                                 full=True)
             self._position = self._position_of(point)
-            if self.status == PAUSED:
-                self._emit(ev.PAUSED, pause=self._pause, diff=diff, position=self._position,
-                           point=point, reason="time travel", snapshot=snap, travelled=True)
+            if self.status == Status.PAUSED:
+                self._emit(ev.Paused(self._pause, diff, self._position, point, "time travel",
+                                     snap, travelled=True))
             else:
-                self._emit(ev.FINISHED if self.status != FAILED else ev.ERROR,
-                           namespace=self.namespace, error=self.error,
-                           explanation=self.explanation, diff=diff, point=point,
-                           stopped=False, travelled=True)
-            return self._pause if self.status == PAUSED else None
+                self._emit(ev.Error(self.error, self.explanation, diff, point, travelled=True)
+                           if self.status == Status.FAILED else
+                           ev.Finished(self.namespace, diff, point, travelled=True))
+            return self._pause if self.status == Status.PAUSED else None
 
     def _iteration_boundary(self, here) -> Callable:
         """A stop condition: the next pass of the innermost loop around ``here`` begins
@@ -450,21 +457,22 @@ class Session(EventPublisher):
             try:
                 # After the end only restart and go_to run anything; other commands are no-ops
                 # and must not announce a run that never comes to rest.
-                if name == "restart" or (name != "go_to" and self.status in (IDLE, PAUSED)):
-                    self._emit(ev.RUNNING, command=name)
-                if self.status == IDLE and name not in ("restart", "go_to"):
+                if name == "restart" or (name != "go_to"
+                                         and self.status in (Status.IDLE, Status.PAUSED)):
+                    self._emit(ev.Running(name))
+                if self.status == Status.IDLE and name not in ("restart", "go_to"):
                     self._start_run(emit_reset=False)
                 yield
             finally:
                 unsubscribe()
                 self._rng_saved = ((initial_seed(), get_generator_state())
-                                   if self.status == PAUSED else None)
+                                   if self.status == Status.PAUSED else None)
                 self._busy = False
                 self._pause_requested.clear()
                 if self._stop_requested.is_set():
                     # stop() arrived after the command's last pause: the run ends now.
                     self._stop_requested.clear()
-                    if self.status == PAUSED:
+                    if self.status == Status.PAUSED:
                         self._close_run()
                         self._stopped()
 
@@ -514,8 +522,8 @@ class Session(EventPublisher):
         self._close_run()
         if emit_reset:
             self.timeline.clear()
-            self._emit(ev.RESET)
-            self._emit(ev.TIMELINE_CHANGED, length=0)
+            self._emit(ev.Reset())
+            self._emit(ev.TimelineChanged(0))
         # Everything derived from the run is rebuilt by running it.
         self.counters.backward = self.counters.zero_grad = self.counters.step = 0
         self.counters.iteration = None
@@ -531,7 +539,7 @@ class Session(EventPublisher):
         manual_seed(self.seed)
         grad_state.enabled = True
         grad_state.anomaly = False
-        self.status = PAUSED
+        self.status = Status.PAUSED
         try:
             kwargs = {"filename": self.filename, "on_print": self._on_print}
             if self.limits is not None:
@@ -546,7 +554,7 @@ class Session(EventPublisher):
 
     def _drive(self, until: Callable) -> Any:
         """Pull pauses until ``until(pause)`` or a breakpoint names a reason; stop there."""
-        if self.status != PAUSED:
+        if self.status != Status.PAUSED:
             return None
         while True:
             pause = self._pull()
@@ -692,7 +700,7 @@ class Session(EventPublisher):
         if lint is None:
             return
         self._markers.add(WARNING)
-        self._emit(ev.WARNING, warning=lint, line=lint.line)
+        self._emit(ev.Warning(lint, lint.line))
 
     def _on_print(self, text: str, *_: Any) -> None:
         text = str(text)
@@ -708,7 +716,7 @@ class Session(EventPublisher):
         self._line_open = not (len(lines) > 1 and self.console[-1] == "")
         if not self._line_open:
             self.console.pop()
-        self._emit(ev.OUTPUT, text=text, line=self._pause.line if self._pause else None)
+        self._emit(ev.Output(text, self._pause.line if self._pause else None))
 
     # ------------------------------------------------------------------ engine events
     def _on_engine_event(self, event) -> None:
@@ -792,13 +800,13 @@ class Session(EventPublisher):
                 bp.hits += 1
                 reasons.append(f"breakpoint at line {bp.line}"
                                + (f" ({bp.condition})" if bp.condition else ""))
-            if breaks.backward or breaks.zero_grad or breaks.step:
+            if breaks.on_backward or breaks.on_zero_grad or breaks.on_step:
                 calls = self._calls_of(pause)
-                if breaks.backward and calls.backward:
+                if breaks.on_backward and calls.backward:
                     reasons.append("backward()")
-                if breaks.zero_grad and calls.zero_grad:
+                if breaks.on_zero_grad and calls.zero_grad:
                     reasons.append("zero_grad()")
-                if breaks.step and calls.step:
+                if breaks.on_step and calls.step:
                     reasons.append("optimizer.step()")
         return "; ".join(reasons) if reasons else None
 
@@ -825,7 +833,7 @@ class Session(EventPublisher):
 
     def _capture(self):
         p = self._pause
-        if self.status == PAUSED and p is not None:
+        if self.status == Status.PAUSED and p is not None:
             return capture(p.globals, p.locals, self._snapshot, len(self.console))
         if self.namespace is not None:
             return capture(self.namespace, None, self._snapshot, len(self.console))
@@ -868,12 +876,11 @@ class Session(EventPublisher):
 
     def _stop_at(self, pause, reason: str) -> None:
         snap, diff, point = self._publish(pause.kind, reason)
-        self._emit(ev.PAUSED, pause=pause, diff=diff, position=self._position, point=point,
-                   reason=reason, snapshot=snap, travelled=False)
-        self._emit(ev.TIMELINE_CHANGED, length=len(self.timeline))
+        self._emit(ev.Paused(pause, diff, self._position, point, reason, snap))
+        self._emit(ev.TimelineChanged(len(self.timeline)))
 
     def _finish(self, namespace) -> None:
-        self.status = FINISHED
+        self.status = Status.FINISHED
         self.namespace = namespace if namespace is not None else (
             self._pause.globals if self._pause is not None else {})
         if self._resume_pending:
@@ -893,12 +900,11 @@ class Session(EventPublisher):
         if self._replaying:
             return
         snap, diff, point = self._publish("finished", "finished")
-        self._emit(ev.FINISHED, namespace=self.namespace, diff=diff, point=point,
-                   stopped=False, travelled=False)
-        self._emit(ev.TIMELINE_CHANGED, length=len(self.timeline))
+        self._emit(ev.Finished(self.namespace, diff, point))
+        self._emit(ev.TimelineChanged(len(self.timeline)))
 
     def _fail(self, error: ScriptError) -> None:
-        self.status = FAILED
+        self.status = Status.FAILED
         self.error = error
         stmt = self._pause.stmt if self._pause is not None else None
         names = self._names() if self._pause is not None else {}
@@ -908,13 +914,13 @@ class Session(EventPublisher):
         if self._replaying:
             return
         snap, diff, point = self._publish("error", error.kind)
-        self._emit(ev.ERROR, error=error, explanation=self.explanation, diff=diff, point=point)
-        self._emit(ev.TIMELINE_CHANGED, length=len(self.timeline))
+        self._emit(ev.Error(error, self.explanation, diff, point))
+        self._emit(ev.TimelineChanged(len(self.timeline)))
 
     def _stopped(self) -> None:
-        self.status = STOPPED
+        self.status = Status.STOPPED
         self._gen = self._interp = None
         self._stop_requested.clear()
         grad_state.enabled = True
-        self._emit(ev.FINISHED, namespace=self._pause.globals if self._pause else {},
-                   diff=None, point=None, stopped=True, travelled=False)
+        self._emit(ev.Finished(self._pause.globals if self._pause else {}, None, None,
+                               stopped=True))

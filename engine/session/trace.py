@@ -12,7 +12,7 @@ import json
 import math
 from typing import Any
 
-from .events import SessionEvent
+from .events import Error, SessionEvent
 
 FORMAT_VERSION = 1
 
@@ -55,7 +55,7 @@ def _diff(diff) -> dict | None:
 def event_to_dict(event: SessionEvent) -> dict:
     """One event as a JSON-able dict with its ``kind`` first."""
     out: dict = {"kind": event.kind}
-    f = event.fields
+    f = {field.name: getattr(event, field.name) for field in dataclasses.fields(event)}
     for key in ("command", "reason", "text", "line", "length", "stopped", "travelled"):
         if key in f:
             out[key] = _plain(f[key])
@@ -67,14 +67,15 @@ def event_to_dict(event: SessionEvent) -> dict:
         out["diff"] = _diff(f["diff"])
     if "warning" in f:
         out["warning"] = _plain(f["warning"])
-    if f.get("error") is not None and event.kind == "error":
-        e = f["error"]
-        out["error"] = {"kind": e.kind, "line": e.line, "col": e.col, "message": e.message}
-        cause = e.__cause__
-        if cause is not None:
-            out["error"]["cause"] = f"{type(cause).__name__}: {cause}"
-    if f.get("explanation") is not None and event.kind == "error":
-        out["explanation"] = _plain(f["explanation"])
+    if isinstance(event, Error):
+        if event.error is not None:
+            e = event.error
+            out["error"] = {"kind": e.kind, "line": e.line, "col": e.col, "message": e.message}
+            cause = e.__cause__
+            if cause is not None:
+                out["error"]["cause"] = f"{type(cause).__name__}: {cause}"
+        if event.explanation is not None:
+            out["explanation"] = _plain(event.explanation)
     return out
 
 

@@ -6,7 +6,7 @@ simple and fast.
 
 Only the controller (and the session's bookkeeping) is stood in for; the engine math is real: a
 script's top-level statements run one at a time through ``exec`` on the real engine, each pause
-is published as a real ``SessionEvent`` carrying a real ``Snapshot`` (``state.capture``), a real
+is published as a real ``Paused`` event carrying a real ``Snapshot`` (``state.capture``), a real
 ``TimelinePoint`` and ``Position``, and time travel re-runs the script from the start with the same
 seed, as the session does.
 """
@@ -22,7 +22,7 @@ import engine
 from app.controller import SessionSnapshot
 from engine import events as engine_events
 from engine.session.counters import Counters
-from engine.session.events import Position, SessionEvent
+from engine.session.events import Paused, Position, Status
 from engine.session.state import capture
 from engine.session.timeline import Timeline, TimelinePoint
 
@@ -46,8 +46,7 @@ class ScriptedSession:
         self._subscribers.append(fn)
         return lambda: self._subscribers.remove(fn)
 
-    def _emit(self, kind, **fields):
-        event = SessionEvent(kind, **fields)
+    def _emit(self, event):
         for fn in tuple(self._subscribers):
             fn(event)
         return event
@@ -99,8 +98,8 @@ class ScriptedSession:
             snap = self.timeline.snapshot(index)
         position = Position(line, point_index=point.index)
         pause = SimpleNamespace(globals=self.namespace, locals=None, line=line)
-        return self._emit("paused", pause=pause, diff=None, position=position, point=point,
-                          reason="step", snapshot=snap, travelled=travelled)
+        return self._emit(Paused(pause, None, position, point, "step", snap,
+                                 travelled=travelled))
 
     def start(self):
         return self._pause(frozenset())
@@ -129,7 +128,7 @@ class FakeController(QObject):
         self.selected: list[str] = []
         self.travels: list[int] = []
         self._session = ScriptedSession(source)
-        self.snapshot = SessionSnapshot(session=self._session, status="idle")
+        self.snapshot = SessionSnapshot(session=self._session, status=Status.IDLE)
 
     @property
     def session(self):
@@ -140,7 +139,7 @@ class FakeController(QObject):
 
     def _publish(self, event) -> None:
         snap = self.snapshot
-        snap.status, snap.pause, snap.position = "paused", event, event.position
+        snap.status, snap.pause, snap.position = Status.PAUSED, event, event.position
         snap.timeline = list(self._session.timeline)
         snap.counters = self._session.counters
         snap.version += 1

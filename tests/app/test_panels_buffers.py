@@ -261,7 +261,7 @@ def test_the_change_highlight_survives_the_same_pause_published_again(qtbot, con
 
 
 def test_heatmaps_redraw_in_place_and_wait_while_hidden(qtbot):
-    from app.panels.common import Heatmaps
+    from app.panels.heatmaps import Heatmaps
 
     grid = Heatmaps()
     qtbot.addWidget(grid)

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from tests.app.window_support import click_node, position, status, trigger, wait_idle
 
-from app import controller as ctl
 
 torch = pytest.importorskip("torch")
 torch.set_num_threads(1)  # torch's pool spins on a busy shared machine
 
 import engine.record as record  # noqa: E402
 from app.inspector import array_text  # noqa: E402
+from engine.session.events import Status  # noqa: E402
 
 pytestmark = pytest.mark.torch
 
@@ -70,7 +70,7 @@ def _open(qtbot, make_window, path):
 def test_f11_replays_the_recorded_backward_to_torchs_grads(qtbot, make_window, one_backward):
     path, grads = one_backward
     window = _open(qtbot, make_window, path)
-    assert status(window) == ctl.FINISHED  # opens showing the whole recording
+    assert status(window) == Status.FINISHED  # opens showing the whole recording
     buffers = window.panels["buffers"]
     np.testing.assert_array_equal(buffers.row("model.0.weight").grad, grads["model.0.weight"])
     window.actions_by_id["view.unfold_all"].trigger()
@@ -79,7 +79,7 @@ def test_f11_replays_the_recorded_backward_to_torchs_grads(qtbot, make_window, o
     n = len(steps)
 
     trigger(qtbot, window, "debug.step_into")  # after the end, F11 starts the replay over
-    assert status(window) == ctl.PAUSED and position(window).backward_step == (0, n)
+    assert status(window) == Status.PAUSED and position(window).backward_step == (0, n)
     assert window.status.position.text() == f"replay step 0 of {n}"
     assert buffers.row("model.0.weight").grad is None
     for k, step in enumerate(steps, start=1):
@@ -95,7 +95,7 @@ def test_f11_replays_the_recorded_backward_to_torchs_grads(qtbot, make_window, o
             assert "outgoing grads" in window.inspector.facts
             assert "incoming grad" in window.inspector.facts
             window.actions_by_id["view.fit"].trigger()
-            from test_screenshots import shoot
+            from tests.app.test_screenshots import shoot
 
             shoot(window, "10_recorded_replay_step_3")
 
@@ -104,7 +104,7 @@ def test_f11_replays_the_recorded_backward_to_torchs_grads(qtbot, make_window, o
         np.testing.assert_array_equal(window.inspector.graph.nodes[f"t:{name}"]["grad"], grad)
         assert window.inspector.facts["grad"].startswith(array_text(grad))
     trigger(qtbot, window, "debug.step_into")
-    assert status(window) == ctl.FINISHED
+    assert status(window) == Status.FINISHED
 
 
 def test_next_iteration_shows_the_next_recorded_iterations_tensors(qtbot, make_window,
@@ -117,7 +117,7 @@ def test_next_iteration_shows_the_next_recorded_iterations_tensors(qtbot, make_w
     assert position(window).iteration == 1
     assert window.status.position.text().startswith("iteration 2 · replay step 0 of")
     trigger(qtbot, window, "debug.continue")  # to the end of the recording
-    assert status(window) == ctl.FINISHED
+    assert status(window) == Status.FINISHED
     for name, grad in seen[-1].items():
         np.testing.assert_array_equal(window.panels["buffers"].row(name).grad, grad)
     timeline = window.panels["timeline"]

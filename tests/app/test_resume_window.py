@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from tests.app.window_support import position, status, trigger
 
-from app import controller as ctl
 from engine import files
 from engine.files import capture_state
 from engine.session import Session
+from engine.session.events import Status
 
 SCRIPT = """\
 import torch
@@ -35,7 +35,7 @@ def test_a_file_with_a_saved_state_resumes_there(qtbot, make_window, tmp_path):
     assert window.open_path(str(path))
     assert window.controller.session.resume is not None
     trigger(qtbot, window, "debug.continue")
-    assert status(window) == ctl.PAUSED
+    assert status(window) == Status.PAUSED
     assert position(window).iteration == 3
     w = window.controller.session.visible_names()["w"]
     assert np.array_equal(w._data, state.tensors["w"].value)

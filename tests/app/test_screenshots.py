@@ -10,8 +10,8 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from tests.app.window_support import click_node, position, status, trigger, wait_idle
+from engine.session.events import Status
 
-from app import controller as ctl
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "resources" / "examples"
@@ -64,9 +64,9 @@ def test_screenshots_of_the_main_states(qtbot, make_window, tmp_path):
     assert window.open_example(str(EXAMPLES / "06_second_backward_error.gstep"))
     for _ in range(4):
         trigger(qtbot, window, "debug.continue")
-        if status(window) == ctl.FAILED:
+        if status(window) == Status.FAILED:
             break
-    assert status(window) == ctl.FAILED
+    assert status(window) == Status.FAILED
     assert window.editor.errors
     shoot(window, "06_error_explained")
 

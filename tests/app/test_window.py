@@ -11,8 +11,8 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QKeySequence
 from tests.app.window_support import click_node, position, status, trigger, wait_idle
 
-from app import controller as ctl
 from app.actions import ACTIONS
+from engine.session.events import Status
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "resources" / "examples"
@@ -63,7 +63,7 @@ def test_every_table_row_is_in_a_menu_and_debug_rows_on_the_toolbar(window):
 # ------------------------------------------------------------------------------ the seed demo
 def test_opens_on_the_seed_demo_paused_before_backward(window):
     assert "t2.retain_grad()" in window.editor.toPlainText()
-    assert status(window) == ctl.PAUSED
+    assert status(window) == Status.PAUSED
     line = position(window).line
     assert window.editor.toPlainText().splitlines()[line - 1].strip() == "z.backward()"
     assert window.editor.current_line == line
@@ -124,7 +124,7 @@ def test_after_zero_grad_the_grads_read_none(qtbot, make_window, tmp_path):
     window = make_window(open_demo=False)
     assert window.open_path(str(script))
     trigger(qtbot, window, "debug.continue")
-    assert status(window) == ctl.FINISHED
+    assert status(window) == Status.FINISHED
     click_node(qtbot, window, "t:w")
     assert window.inspector.facts["grad"].startswith("None")
     assert "None" in window.console.text()
@@ -143,7 +143,7 @@ def test_a_broken_file_shows_its_error_and_the_session_stays(qtbot, window, tmp_
     assert window.editor.toPlainText() == text
     assert "Could not open broken.gstep" in window.console.text()
     assert window.note_banner.isVisible()
-    assert status(window) == ctl.PAUSED
+    assert status(window) == Status.PAUSED
 
 
 def test_a_script_error_is_underlined_at_its_line_with_the_explanation(qtbot, make_window,
@@ -154,7 +154,7 @@ def test_a_script_error_is_underlined_at_its_line_with_the_explanation(qtbot, ma
     window = make_window(open_demo=False)
     assert window.open_path(str(script))
     trigger(qtbot, window, "debug.continue")
-    assert status(window) == ctl.FAILED
+    assert status(window) == Status.FAILED
     assert [e.line for e in window.editor.errors] == [5]
     tip = window.editor.errors[0].message
     assert "grad can be implicitly created only for scalar outputs" in tip
@@ -173,7 +173,7 @@ def test_stop_ends_a_runaway_loop(qtbot, make_window, tmp_path):
     assert not window.actions_by_id["debug.step_over"].isEnabled()
     window.actions_by_id["debug.stop"].trigger()
     wait_idle(qtbot, window, timeout=10000)
-    assert status(window) == ctl.FINISHED
+    assert status(window) == Status.FINISHED
     assert window.status.state.text() == "Stopped"
     assert window.controller.session.status == "stopped"
 
@@ -215,7 +215,7 @@ def test_edited_text_runs_after_a_restart(qtbot, window):
     window.editor.setPlainText("import torch\na = torch.ones(2, requires_grad=True)\n"
                                "b = (a * 3).sum()\nb.backward()\n")
     trigger(qtbot, window, "debug.continue")
-    assert status(window) == ctl.FINISHED
+    assert status(window) == Status.FINISHED
     click_node(qtbot, window, "t:a")
     assert window.inspector.facts["grad"].startswith("[3., 3.]")
 
@@ -223,7 +223,7 @@ def test_edited_text_runs_after_a_restart(qtbot, window):
 # -------------------------------------------------------------------------------------- files
 def test_save_and_reopen_keeps_script_and_breakpoints(qtbot, window, tmp_path):
     path = tmp_path / "saved.gstep"
-    assert window.save_to(str(path))
+    assert window.documents.save_to(str(path))
     assert not window.isWindowModified()
     assert window.windowTitle().startswith("saved.gstep")
     lines = set(window.editor.breakpoints)
@@ -259,7 +259,7 @@ def test_the_editor_text_is_autosaved_for_recovery(qtbot, window):
     from engine.files import recovery
 
     window.editor.appendPlainText("# my unsaved thought")
-    window.autosave()
+    window.documents.autosave()
     found = recovery.list_recovered(include_running=True)
     assert any("my unsaved thought" in recovery.recover(e).script for e in found)
 
@@ -355,7 +355,7 @@ def test_a_files_nan_breakpoint_pauses_at_the_first_nan(qtbot, make_window):
     assert window.open_example(str(EXAMPLES / "14_nan_from_log0.gstep"))
     assert window.actions_by_id["debug.break_on_nan"].isChecked()
     trigger(qtbot, window, "debug.continue")
-    assert status(window) == ctl.PAUSED
+    assert status(window) == Status.PAUSED
     line = window.editor.toPlainText().splitlines()[position(window).line - 1]
     assert "log" in line or "backward" in line
     window.actions_by_id["debug.break_on_nan"].setChecked(False)
@@ -369,10 +369,10 @@ def test_a_conditional_breakpoint_pauses_only_when_it_holds(qtbot, make_window, 
     assert window.open_path(str(script))
     window.editor.set_condition(4, "i == 3")
     trigger(qtbot, window, "debug.continue")
-    assert status(window) == ctl.PAUSED
+    assert status(window) == Status.PAUSED
     assert position(window).line == 4 and position(window).iteration == 3
     path = tmp_path / "loop.gstep"
-    assert window.save_to(str(path))
+    assert window.documents.save_to(str(path))
     assert window.open_path(str(path))
     assert window.editor.conditions == {4: "i == 3"}
 
@@ -427,7 +427,7 @@ def test_a_syntax_error_is_underlined_and_the_window_keeps_working(qtbot, window
     assert any(e.kind == "error" for e in window.console.entries)
     window.editor.setPlainText("import torch\nx = torch.ones(2)\n")
     trigger(qtbot, window, "debug.continue")
-    assert status(window) == ctl.FINISHED
+    assert status(window) == Status.FINISHED
     assert not window.editor.errors
 
 

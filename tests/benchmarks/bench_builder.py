@@ -153,7 +153,8 @@ def bench_gesture() -> None:
     for title, src in scripts.items():
         from engine.files import GraphFile
 
-        window._open_graph_file(GraphFile(script=src), path=None, run_to_first_breakpoint=False)
+        window.documents.open_graph_file(GraphFile(script=src), path=None,
+                                         run_to_first_breakpoint=False)
         window.controller.run_to_end()
         window.controller.wait_idle(60000)
         floor = best_of(lambda: engine.script.run(src), repeat=3)

@@ -107,7 +107,7 @@ def bench_open(app, settings, ops: int) -> tuple[float, float, dict]:
     try:
         start = time.perf_counter()
         window.open_path(str(path))
-        window.debug_continue()
+        window.actions_by_id["debug.continue"].trigger()
         window.controller.wait_idle(600_000)
         painted = time.perf_counter()
         window.graph_view.canvas.viewport().repaint()

@@ -327,7 +327,7 @@ def test_building_is_refused_for_a_recording_with_the_reason(qtbot, make_window,
 
 def test_screenshots_of_building(qtbot, blank):
     """For people to open and look at (never compared): the palette, a refusal, the menu."""
-    from test_screenshots import shoot
+    from tests.app.test_screenshots import shoot
 
     window = blank
     new_tensor(qtbot, window, "x", "[1.0, 2.0, 3.0]")

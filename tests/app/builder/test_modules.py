@@ -136,7 +136,7 @@ def test_a_linear_layer_and_the_forms_refusals(qtbot, blank):
 
 def test_screenshots_of_building_with_modules(qtbot, blank):
     """For people to open and look at (never compared): the Modules group, a refused layer."""
-    from test_screenshots import shoot
+    from tests.app.test_screenshots import shoot
 
     window = blank
     new_tensor(qtbot, window, "X", X_VALUES, requires_grad=False)
