@@ -9,19 +9,8 @@ import numpy as np
 from ..events import BACKWARD_FINISHED, BACKWARD_STARTED, hub
 from ..ops.dispatch import edge
 from .backward import backward_steps as _steps
-
-
-_Tensor = None
-
-
-def _tensor_cls():
-    """The Tensor class (a circular import), imported once and then cached, as backward.py does."""
-    global _Tensor
-    if _Tensor is None:
-        from ..tensor import Tensor
-
-        _Tensor = Tensor
-    return _Tensor
+from .grad_mode import state as grad_state
+from .scheduler import tensor_cls as _tensor_cls
 
 
 def _as_list(x):
@@ -67,24 +56,43 @@ def _make_roots(tensors, grad_tensors, *, what="output"):
 
 
 def _graph_roots(tensors, grad_tensors):
-    """Roots and their gradients as Tensors, for a backward pass that records itself."""
+    """Roots and their gradients as Tensors, for a backward pass that records itself (a given
+    gradient of another dtype is cast as PyTorch's engine casts it: recorded, ToCopyBackward0)."""
     Tensor = _tensor_cls()
     roots, grads = _make_roots(tensors, grad_tensors)
     given = grad_tensors or ()
     out = []
     for i, g in enumerate(grads):
         supplied = given[i] if i < len(given) else None
-        usable = isinstance(supplied, Tensor) and supplied._data.dtype == g.dtype
-        out.append(supplied if usable else Tensor._wrap(g))
+        if not isinstance(supplied, Tensor):
+            out.append(Tensor._wrap(g))
+        elif supplied._data.dtype == g.dtype:
+            out.append(supplied)
+        else:
+            prev, grad_state.enabled = grad_state.enabled, True
+            try:
+                out.append(supplied.to(g.dtype))
+            finally:
+                grad_state.enabled = prev
     return roots, out
 
 
-def _run_graph(tensors, grad_tensors, capture=None, accumulate=True):
-    from .higher_order import backward_graph_steps
+def _run(tensors, grad_tensors, *, create_graph, retain_graph, capture=None, inputs=None):
+    """Run one whole pass (``inputs``: ``backward(inputs=...)``'s), returning what it captured.
+    A create_graph pass is announced on the hub (started/finished) as a plain ``backward()`` is;
+    a plain ``grad()`` or ``backward(inputs=...)`` pass emits its steps only."""
+    if create_graph:
+        from .higher_order import backward_graph_steps
 
-    roots, grads = _graph_roots(tensors, grad_tensors)
-    return _drain(_with_events(roots, backward_graph_steps(roots, grads, capture=capture,
-                                                           accumulate=accumulate)))
+        roots, grads = _graph_roots(tensors, grad_tensors)
+        targets = None if inputs is None else _targets(inputs)
+        gen = _with_events(roots, backward_graph_steps(roots, grads, retain_graph, capture,
+                                                       targets))
+    else:
+        roots, grads = _make_roots(tensors, grad_tensors)
+        targets = None if inputs is None else _targets(inputs)
+        gen = _steps(roots, grads, retain_graph=retain_graph, capture=capture, targets=targets)
+    return _drain(gen)
 
 
 def _drain(gen):
@@ -100,7 +108,9 @@ def backward_steps(tensors, grad_tensors=None, retain_graph=None, inputs=None):
     tensors = _as_list(tensors)
     grad_tensors = _as_list(grad_tensors)
     roots, grads = _make_roots(tensors, grad_tensors)
-    return _with_events(roots, _steps(roots, grads, retain_graph=bool(retain_graph)), tensors)
+    targets = None if inputs is None else _targets(_as_list(inputs))
+    return _with_events(roots, _steps(roots, grads, retain_graph=bool(retain_graph),
+                                      targets=targets), tensors)
 
 
 def _with_events(roots, gen, tensors=()):
@@ -113,82 +123,66 @@ def _with_events(roots, gen, tensors=()):
     return result
 
 
+def _targets(inputs):
+    """``backward(inputs=...)``'s nodes: a leaf's accumulator, a non-leaf's grad_fn (which, as
+    PyTorch does, from now on retains the tensor's gradient)."""
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    targets = set()
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        if t.grad_fn is not None:
+            t.retain_grad()
+        targets.add(edge(t)[0])
+    return targets
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
              grad_variables=None):
     """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (``autograd.backward``)."""
     if grad_tensors is None:
         grad_tensors = grad_variables
-    if create_graph and inputs is None:
-        _run_graph(_as_list(tensors), _as_list(grad_tensors))
-        return
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
         inputs = _as_list(inputs)
         if not inputs:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        return _backward_into(tensors, grad_tensors, retain_graph, inputs, create_graph)
+    if create_graph or inputs is not None:
+        _run(_as_list(tensors), _as_list(grad_tensors), create_graph=create_graph,
+             retain_graph=retain_graph, inputs=inputs)
+        return
     # deque(maxlen=0) drains the generator in C: no Python loop around the steps.
     deque(backward_steps(tensors, grad_tensors, retain_graph=retain_graph), maxlen=0)
-
-
-def _backward_into(tensors, grad_tensors, retain_graph, inputs, create_graph=False):
-    """``backward(inputs=...)``: gradients accumulate only into the listed tensors."""
-    grads, first_versions = _grad(tensors, inputs, grad_tensors, retain_graph=retain_graph,
-                                  allow_unused=True, create_graph=create_graph)
-    Tensor = _tensor_cls()
-    for t, g, first in zip(inputs, grads, first_versions):
-        if g is None:
-            continue
-        if create_graph:  # the gradient keeps its graph; sums are out of place
-            t._grad = g if t._grad is None else t._grad + g
-            continue
-        if t._grad is None:
-            t._grad = Tensor._wrap(g._data.copy())
-            t._grad._version.value = first  # as AccumulateGrad's (stolen or copied)
-        else:
-            np.add(t._grad._data, g._data, out=t._grad._data, casting="unsafe")
-            t._grad._version.value += 1
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """Gradients of ``outputs`` with respect to ``inputs``, returned rather than accumulated."""
-    return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
-                 materialize_grads)[0]
-
-
-def _grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-          allow_unused=None, materialize_grads=False):
-    """``grad``'s results, and per input the version a first ``.grad`` made of it would have."""
     Tensor = _tensor_cls()
     outputs = _as_list(outputs)
     inputs_list = _as_list(inputs)
     grad_outputs = _as_list(grad_outputs)
     if not inputs_list:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    for i, t in enumerate(inputs_list):
+    for t in inputs_list:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-    roots, grads = _make_roots(outputs, grad_outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
     capture = {}
     for slot, t in enumerate(inputs_list):
-        capture[edge(t)] = slot
-    if create_graph:
-        captured = _run_graph(outputs, grad_outputs, capture=capture, accumulate=False)
-    else:
-        captured = _drain(_steps(roots, grads, retain_graph=bool(retain_graph), capture=capture,
-                                 accumulate=False))
-    versions = getattr(captured, "versions", None) or [0] * len(captured)
-    gv = getattr(captured, "gv", None)
-    first_versions = [
-        gv.first_grad_version(g, t._data) if gv is not None and g is not None else 1
-        for t, g in zip(inputs_list, captured)]
+        capture.setdefault(edge(t), []).append(slot)
+    captured = _run(outputs, grad_outputs, create_graph=create_graph,
+                    retain_graph=bool(retain_graph), capture=capture)
     result = []
-    for t, g, version in zip(inputs_list, captured, versions):
+    for t, g, version in zip(inputs_list, captured, captured.versions):
         if g is None:
             if materialize_grads:
-                result.append(Tensor._wrap(np.zeros_like(t._data)))
+                z = Tensor._wrap(np.zeros_like(t._data))
+                z._requires_grad = bool(create_graph)  # as torch.zeros_like(requires_grad=...)
+                result.append(z)
                 continue
             if not allow_unused:
                 raise RuntimeError(
@@ -204,4 +198,4 @@ def _grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fa
             r = Tensor._wrap(np.array(g, dtype=t._data.dtype, copy=True))
             r._version.value = version
             result.append(r)
-    return tuple(result), first_versions
+    return tuple(result)

@@ -9,19 +9,18 @@ formulas). A saved output is handed to the rules as a Tensor whose ``grad_fn`` i
 made it -- what PyTorch's saved outputs unpack to -- so ``exp``'s ``g * ans`` is differentiable too.
 A rule that needs a numpy function not covered below raises NotImplementedError naming it.
 
-The fast array backward in ``backward.py`` is untouched; this loop is used only when asked for.
+The pass itself is ``scheduler.execute`` with ``TracedArithmetic`` (the plain pass in
+``backward.py`` runs the same scheduler on arrays).
 """
 
 from __future__ import annotations
 
-import heapq
+import operator
 
 import numpy as np
 
-from ..events import BACKWARD_STEP, GRAD_ACCUMULATED, hub
-from .backward import BackwardStep, _check_anomaly, start_pass
-from .grad_mode import state as grad_state
-from .node import AccumulateGrad
+from ..events import GRAD_ACCUMULATED, hub
+from .scheduler import execute
 
 
 def _api():
@@ -144,7 +143,7 @@ class Traced:
         return self.t._data.size
 
     @property
-    def T(self):  # noqa: N802 - numpy's name
+    def T(self):  # numpy's name
         # PyTorch's formulas transpose matrices with ``.t()`` (TBackward0)
         if self.ndim == 2:
             return _wrap(_api().t(self.t))
@@ -473,102 +472,66 @@ def apply_differentiable(node, grads):
     return out
 
 
-# -- the recorded backward pass --------------------------------------------------------------------
+# -- the recorded backward pass: the scheduler's arithmetic on Tensors ----------------------------
 
-def backward_graph_steps(roots, root_grads, capture=None, accumulate=True):
-    """As ``backward.backward_steps`` (same order, same steps), with gradients as Tensors that
-    record their own graph. Nothing is freed: create_graph implies retain_graph, as in PyTorch."""
-    deps, pending, ready, counter = start_pass(roots, root_grads)
-    captured = [None] * (len(capture) if capture else 0)
-    index = 0
-    prev_enabled = grad_state.enabled
-    grad_state.enabled = True
-    try:
-        while ready:
-            _, _, fn = heapq.heappop(ready)
-            grads = _pre_hooks(fn, pending.pop(fn))
-            if capture:
-                for nr in range(fn.num_outputs):
-                    slot = capture.get((fn, nr))
-                    if slot is not None:
-                        captured[slot] = grads[nr]
-            leaf_writes = ()
-            if fn.__class__ is AccumulateGrad:
-                out = ()
-                if accumulate and grads[0] is not None:
-                    leaf_writes = _accumulate(fn.variable, grads[0])
-            else:
-                _write_retained(fn, grads)
-                out = apply_differentiable(fn, grads)
-                if grad_state.anomaly:
-                    _check_anomaly(fn, [_data(g) for g in out])
-                for (nxt, nr), g in zip(fn.next_functions, out):
-                    if nxt is None:
-                        continue
-                    buf = pending.setdefault(nxt, [None] * nxt.num_outputs)
-                    if g is not None:
-                        buf[nr] = g if buf[nr] is None else buf[nr] + g
-                    deps[nxt] -= 1
-                    if deps[nxt] == 0:
-                        heapq.heappush(ready, (-nxt.sequence_nr, counter, nxt))
-                        counter += 1
-            step = BackwardStep(index, fn, [_data(g) for g in grads], [_data(g) for g in out],
-                                [(t, _data(g)) for t, g in leaf_writes])
-            index += 1
-            if hub.active:
-                hub.emit(BACKWARD_STEP, step=step)
-            grad_state.enabled = prev_enabled
-            yield step
-            grad_state.enabled = True
-    finally:
-        grad_state.enabled = prev_enabled
-    return captured
+class TracedArithmetic:
+    """The scheduler's arithmetic for ``create_graph=True`` (see ``scheduler.py``): gradients are
+    Tensors, nodes run their rules on them under grad mode, so the pass records its own graph."""
 
+    __slots__ = ()
 
-def _data(g):
-    return None if g is None else g._data
+    traced = True
+    grad_mode = True
+    apply = staticmethod(apply_differentiable)
+    add = staticmethod(operator.add)  # sums of gradients are recorded (AddBackward0)
+
+    @staticmethod
+    def share(g) -> None:
+        pass  # version counters are the Tensors' own
+
+    @staticmethod
+    def version(g) -> int:
+        return 0
+
+    @staticmethod
+    def to_hook(g):
+        return g
+
+    @staticmethod
+    def from_hook(result):
+        return result
+
+    @staticmethod
+    def retain(t, g) -> None:
+        # PyTorch's retain_grad hook under grad mode: a clone (CloneBackward0) the first time,
+        # then ``grad + new`` out of place
+        t._grad = _api().clone(g) if t._grad is None else t._grad + g
+
+    @staticmethod
+    def accumulate(leaf, g):
+        """With create_graph, ``.grad`` keeps the graph: a copy of the gradient, or the sum (out of
+        place) with what was there."""
+        if leaf._grad is None:
+            # PyTorch's AccumulateGrad copies under grad mode: ``new_empty_strided(...).copy_(g)``,
+            # a CopyBackwards node at version 1 (later sums are out of place: version 0)
+            from ..tensor import Tensor
+            from .inplace import copy_from
+
+            new = Tensor._wrap(np.empty_like(leaf._data))
+            leaf._grad = copy_from(new, g)
+        else:
+            leaf._grad = leaf._grad + g
+        if hub.active:
+            hub.emit(GRAD_ACCUMULATED, tensor=leaf, contribution=g._data)
+        return [(leaf, g)]
 
 
-def _pre_hooks(fn, grads):
-    if fn.pre_hooks is None:
-        return grads
-    grads = list(grads)
-    for nr, hooks in fn.pre_hooks.items():
-        for hook in list(hooks):
-            if grads[nr] is not None:
-                result = hook(grads[nr])
-                if result is not None:
-                    grads[nr] = result
-    return grads
+TRACED = TracedArithmetic()
 
 
-def _write_retained(fn, grads) -> None:
-    if getattr(fn, "retained", None) is None:
-        return
-    for nr, ref in fn.retained.items():
-        t, g = ref(), grads[nr]
-        if t is not None and g is not None:
-            t._grad = g if t._grad is None else t._grad + g
-
-
-def _accumulate(leaf, g):
-    """With create_graph, ``.grad`` keeps the graph: it is the gradient tensor itself, or the sum
-    (out of place) with what was there."""
-    if leaf._hooks:
-        for hook in list(leaf._hooks):
-            result = hook(g)
-            if result is not None:
-                g = result
-    if leaf._grad is None:
-        # PyTorch's AccumulateGrad copies under grad mode: ``new_empty_strided(...).copy_(g)``, a
-        # CopyBackwards node at version 1 (later sums are out of place: version 0)
-        from ..tensor import Tensor
-        from .inplace import copy_from
-
-        new = Tensor._wrap(np.empty_like(leaf._data))
-        leaf._grad = copy_from(new, g)
-    else:
-        leaf._grad = leaf._grad + g
-    if hub.active:
-        hub.emit(GRAD_ACCUMULATED, tensor=leaf, contribution=g._data)
-    return [(leaf, g)]
+def backward_graph_steps(roots, root_grads, retain_graph=True, capture=None, targets=None):
+    """As ``backward.backward_steps`` (same scheduler, same order, same steps), with gradients as
+    Tensors that record their own graph. ``retain_graph`` defaults to True: create_graph implies
+    it, as in PyTorch."""
+    _install()
+    return execute(roots, root_grads, TRACED, retain_graph, capture, targets)
