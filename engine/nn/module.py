@@ -7,6 +7,7 @@ import itertools
 from collections import OrderedDict, namedtuple
 
 from ..autograd.grad_mode import no_grad
+from ..dtypes import tensor_type_name
 from ..events import GRAD_ZEROED, hub
 from ..tensor import Tensor, TorchNamedMeta
 from .parameter import Parameter
@@ -15,16 +16,10 @@ from .parameter import Parameter
 def _typename(obj) -> str:
     """``torch.typename``: the dotted type name PyTorch puts in its registration errors."""
     if isinstance(obj, Tensor):
-        return _TENSOR_TYPES.get(obj._data.dtype.name, "torch.Tensor")
+        return tensor_type_name(obj._data.dtype)
     cls = type(obj)
     module = cls.__module__ or ""
     return cls.__qualname__ if module in ("", "builtins") else f"{module}.{cls.__qualname__}"
-
-
-_TENSOR_TYPES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-                 "float16": "torch.HalfTensor", "int64": "torch.LongTensor",
-                 "int32": "torch.IntTensor", "bool": "torch.BoolTensor",
-                 "uint8": "torch.ByteTensor"}
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -33,6 +28,9 @@ def _addindent(text: str, spaces: int) -> str:
         return text
     first = lines.pop(0)
     return first + "\n" + "\n".join(" " * spaces + line for line in lines)
+
+
+_EXTRA_STATE = "_extra_state"  # the state_dict key of ``get_extra_state()``
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -395,54 +393,102 @@ class Module(metaclass=TorchNamedMeta):
             reset_grad(p, set_to_none)
 
     # -- dtype and device --------------------------------------------------------------------------
-    def _apply_to_floats(self, convert) -> "Module":
-        with no_grad():
-            for module in self.modules():
-                for store in (module._parameters, module._buffers):
-                    for t in store.values():
-                        if t is not None and t.is_floating_point():
-                            t.data = convert(t)
-                            if t._grad is not None:
-                                t._grad.data = convert(t._grad)
+    def _apply(self, fn, recurse: bool = True) -> "Module":
+        """Convert every parameter and buffer with ``fn``, children first, as PyTorch: a
+        parameter keeps its identity (``param.data = fn(param)``, its ``.grad`` likewise), a
+        buffer is replaced by ``fn(buffer)``."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        for param in self._parameters.values():
+            if param is None:
+                continue
+            with no_grad():
+                applied = fn(param)
+            if applied is not param:
+                param.data = applied
+            grad = param._grad
+            if grad is not None:
+                with no_grad():
+                    grad_applied = fn(grad)
+                if grad_applied is not grad:
+                    grad.data = grad_applied
+        for key, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[key] = fn(buf)
         return self
 
     def to(self, *args, **kwargs) -> "Module":
-        """Convert floating parameters and buffers to a dtype; devices other than cpu raise."""
-        from .. import dtypes
+        """Convert floating parameters and buffers to a dtype; a device other than the CPU
+        raises what CPU-only PyTorch raises (once there is a tensor to move)."""
+        from ..device import check, parse_to
 
-        dtype = kwargs.get("dtype")
-        for a in list(args) + [kwargs.get("device")]:
-            if isinstance(a, dtypes.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                dtype = a.dtype
-            elif a is not None and str(a).startswith("cuda"):
-                for p in self.parameters():
-                    p.cuda()
-        if dtype is None:
-            return self
-        if not dtypes.to_numpy_dtype(dtype).kind == "f":
-            raise TypeError(
-                "nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                f"dtype={dtype}"
-            )
-        return self._apply_to_floats(lambda t: t.to(dtype))
+        kwargs.pop("non_blocking", None)
+        dev, dtype, _ = parse_to(args, kwargs, check_device=False)
+        if dtype is not None:
+            from .. import dtypes
+
+            if dtypes.to_numpy_dtype(dtype).kind != "f":
+                raise TypeError(
+                    "nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                    f"dtype={dtype}"
+                )
+
+        def convert(t):
+            if dev is not None:
+                check(dev)
+            return t.to(dtype) if dtype is not None and t.is_floating_point() else t
+
+        return self._apply(convert)
 
     def float(self) -> "Module":
         """Cast floating parameters and buffers to float32."""
-        return self._apply_to_floats(lambda t: t.float())
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
     def double(self) -> "Module":
         """Cast floating parameters and buffers to float64."""
-        return self._apply_to_floats(lambda t: t.double())
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    def half(self) -> "Module":
+        """Cast floating parameters and buffers to float16."""
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def type(self, dst_type) -> "Module":
+        """Cast every parameter and buffer to ``dst_type``."""
+        return self._apply(lambda t: t.type(dst_type))
 
     def cpu(self) -> "Module":
-        return self
+        return self._apply(lambda t: t.cpu())
 
     def cuda(self, device=None) -> "Module":
-        for p in self.parameters():
-            p.cuda()  # raises as PyTorch's CPU build does
-        return self
+        return self._apply(lambda t: t.cuda(device))  # raises as PyTorch's CPU build does
+
+    def get_buffer(self, target: str):
+        """The buffer at the dotted path ``target``."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(module._get_name() + " has no attribute `" + name + "`")
+        buffer = getattr(module, name)
+        if name not in module._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return buffer
+
+    def get_extra_state(self):
+        """Override (with ``set_extra_state``) to save non-tensor state as ``_extra_state``."""
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug."
+        )
+
+    def set_extra_state(self, state) -> None:
+        """Restore what ``get_extra_state`` saved."""
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug."
+        )
 
     # -- state_dict --------------------------------------------------------------------------------
     def _save_to_state_dict(self, destination, prefix, keep_vars) -> None:
@@ -452,6 +498,9 @@ class Module(metaclass=TorchNamedMeta):
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if getattr(type(self), "get_extra_state", Module.get_extra_state) \
+                is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE] = self.get_extra_state()
 
     def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
         """An ``OrderedDict`` of parameters and persistent buffers by qualified name (detached
@@ -507,9 +556,18 @@ class Module(metaclass=TorchNamedMeta):
                     setattr(self, name, value)
                 else:
                     param.copy_(value)
+        extra_key = prefix + _EXTRA_STATE
+        if getattr(type(self), "set_extra_state", Module.set_extra_state) \
+                is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
         if strict:
             for key in state_dict:
-                if not key.startswith(prefix):
+                if not key.startswith(prefix) or key == extra_key:
                     continue
                 head = key[len(prefix):].split(".", 1)
                 if len(head) > 1:

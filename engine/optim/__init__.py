@@ -1,5 +1,7 @@
-"""``engine.optim``: PyTorch's optimizers with their exact update rules and readable state."""
+"""``engine.optim``: PyTorch's optimizers with their exact update rules and readable state, and
+``lr_scheduler`` (PyTorch's learning-rate schedulers)."""
 
+from . import lr_scheduler
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamw import AdamW
@@ -7,4 +9,4 @@ from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD"]
+__all__ = ["Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
