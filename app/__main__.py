@@ -1,4 +1,4 @@
-"""``gradstep [FILE]`` opens the window; ``gradstep run|export ...`` is the headless CLI.
+"""``gradstep [FILE]`` opens the window; ``gradstep run|export|record ...`` is the headless CLI.
 
 The CLI path must not import Qt: a shell user on a machine without a display gets the engine's
 answer, and a test checks that PySide6 stays out of ``sys.modules``. Without a display or Qt's
@@ -11,7 +11,7 @@ import sys
 import time
 
 STARTED = time.perf_counter()  # for the smoke test's and the benchmark's cold-start time
-CLI_COMMANDS = ("run", "export")
+CLI_COMMANDS = ("run", "export", "record")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,7 +3,9 @@
 ``gradstep run FILE [--iterations N] [--break-on nan] [--format text|json]`` runs a graph file or
 a ``.py`` script in a debugger session and prints what the window would show where it ends or
 breaks: named tensors (value, grad, grad_fn, flags), optimizer state, the loss per iteration,
-warnings with their lines and, after an error, its explanation.
+warnings with their lines and, after an error, its explanation. A file recorded from real
+PyTorch (``engine.record``) runs nothing: it reports the recorded graph (PyTorch's node names with
+counts), each iteration's loss and each parameter's gradient norm (``engine/record/report.py``).
 
 ``gradstep export FILE --dot OUT | --trace OUT`` runs it and writes the graph as Graphviz DOT or
 the session's events as a JSON trace.
@@ -47,6 +49,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="pause (and report) at the first NaN/Inf, backward(), zero_grad() or "
                           "optimizer.step()")
     run.add_argument("--format", choices=("text", "json"), default="text")
+    sub.add_parser("record", add_help=False,  # parsed by engine/record/command.py
+                   help="run your own PyTorch script, unchanged and unsandboxed, and record its "
+                        "first iterations (gradstep record --help)")
     export = sub.add_parser("export", help="run a file and export its graph or event trace")
     export.add_argument("file")
     target = export.add_mutually_exclusive_group(required=True)
@@ -57,8 +62,19 @@ def _parser() -> argparse.ArgumentParser:
 
 # -- loading ---------------------------------------------------------------------------------------
 
-def _load(path: str):
+def _load(path: str, graph_file=None):
     """The script, seed and limits of ``path`` (a ``.gstep`` graph file or a ``.py`` script)."""
+    graph_file = _graph_file(path) if graph_file is None else graph_file
+    limits = None
+    if graph_file.settings.limits:
+        from .script import Limits
+
+        limits = Limits(**graph_file.settings.limits)
+    return graph_file.script, graph_file.settings.seed, limits, graph_file.state
+
+
+def _graph_file(path: str):
+    """``path`` loaded as a GraphFile (a ``.py`` script gives one holding just the script)."""
     p = Path(path)
     if not p.exists():
         raise _FileProblem(f"{path}: no such file")
@@ -72,18 +88,13 @@ def _load(path: str):
         raise _FileProblem(str(e)) from None
     except OSError as e:
         raise _FileProblem(f"{path}: {e.strerror or e}") from None
-    limits = None
-    if graph_file.settings.limits:
-        from .script import Limits
-
-        limits = Limits(**graph_file.settings.limits)
-    return graph_file.script, graph_file.settings.seed, limits, graph_file.state
+    return graph_file
 
 
-def _session(path: str):
+def _session(path: str, graph_file=None):
     from .session import Session
 
-    source, seed, limits, state = _load(path)
+    source, seed, limits, state = _load(path, graph_file)
     return Session(source, seed=seed, limits=limits, filename=path, resume=state)
 
 
@@ -236,7 +247,13 @@ class _ProgressBar:
 # -- commands --------------------------------------------------------------------------------------
 
 def _command_run(args, out: TextIO, err: TextIO) -> int:
-    session = _session(args.file)
+    if args.iterations is not None and args.iterations < 0:
+        print("gradstep run: --iterations must be at least 0", file=err)
+        return EXIT_USAGE
+    graph_file = _graph_file(args.file)
+    if graph_file.recorded is not None:
+        return _report_recording(graph_file, args, out, err)
+    session = _session(args.file, graph_file)
     wanted = set(args.break_on)
     if wanted & {"nan", "inf"}:
         session.break_on_nan(True)
@@ -244,15 +261,14 @@ def _command_run(args, out: TextIO, err: TextIO) -> int:
     session.break_on_zero_grad("zero_grad" in wanted)
     session.break_on_step("step" in wanted)
     reasons: list = []
-    session.subscribe(lambda e: reasons.append(e.reason) if e.kind == "paused" else None)
+    from .session.events import Paused
+
+    session.subscribe(lambda e: reasons.append(e.reason) if isinstance(e, Paused) else None)
     if session.resume is not None:
         session.step_into()  # a saved state: the first command pauses where it was restored
     if args.iterations is None:
         session.continue_()
     else:
-        if args.iterations < 0:
-            print("gradstep run: --iterations must be at least 0", file=err)
-            return EXIT_USAGE
         if session.resume is None:
             session.step_into()
         if session.status == "paused" and not session.pause_state.loop_iterations:
@@ -269,6 +285,22 @@ def _command_run(args, out: TextIO, err: TextIO) -> int:
     if session.error is not None:
         _print_error(session, args.file, err)
         return EXIT_SCRIPT_ERROR
+    return EXIT_OK
+
+
+def _report_recording(graph_file, args, out: TextIO, err: TextIO) -> int:
+    """A file recorded from real PyTorch runs nothing: report the graph and iterations it holds."""
+    if args.break_on:
+        print("gradstep run: --break-on does not apply to a recording from PyTorch "
+              "(it holds a graph and iterations, no script to run)", file=err)
+        return EXIT_USAGE
+    from .record import report as recording
+
+    rep = recording.report(graph_file, args.file, iterations=args.iterations)
+    if args.format == "json":
+        print(json.dumps(rep, indent=1, allow_nan=False), file=out)
+    else:
+        recording.print_text(rep, out)
     return EXIT_OK
 
 
@@ -311,6 +343,11 @@ def _command_export(args, out: TextIO, err: TextIO) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI with ``argv`` (without the program name); returns the exit code."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["record"]:  # its options, then the user's script and its own arguments
+        from .record.command import main as record_main
+
+        return record_main(argv[1:])
     parser = _parser()
     try:
         args = parser.parse_args(argv)

@@ -18,7 +18,12 @@ from .arrays import Budget, stats, to_numpy
 from .capture import DEFAULT_ROOT_NAME, Recording
 from .modules import ModuleWatcher
 from .writer import (
-    grad_norm, graph_file, plain_number, save_graph_file, saved_optimizer, saved_tensors,
+    grad_norm,
+    graph_file,
+    plain_number,
+    save_graph_file,
+    saved_optimizer,
+    saved_tensors,
 )
 
 DEFAULT_ITERATION_BUDGET = (1 << 18, 3_000_000)
@@ -68,6 +73,7 @@ class RecordingSession:
         self._original_backward = None
         self._in_backward = False
         self._graph_budget = Budget()
+        self.extra_metadata: dict = {}  # more keys for metadata["gradstep.record"]
 
     # -- the block -----------------------------------------------------------------------------
     def __enter__(self) -> "RecordingSession":
@@ -117,7 +123,7 @@ class RecordingSession:
         return self._original_backward or self._torch.autograd.backward
 
     def _record(self, loss, run) -> None:
-        if self._pending is not None and self.optimizer is None:
+        if self._pending is not None and self._ends_at_backward():
             self.step()  # without an optimizer every backward is an iteration
         recording = Recording(loss, names=self.names, model=self.model, name=DEFAULT_ROOT_NAME,
                               model_prefix=self.model_prefix)
@@ -146,6 +152,14 @@ class RecordingSession:
             "named": named,
         }
 
+    def _ends_at_backward(self) -> bool:
+        """Whether a new backward ends the iteration still open (no optimizer steps them)."""
+        return self.optimizer is None
+
+    def _optimizers(self) -> dict:
+        """The optimizers whose state each iteration saves, by name."""
+        return {} if self.optimizer is None else {self.optimizer_name: self.optimizer}
+
     def _graph_limits(self) -> tuple[int, int]:
         budget = self.budget or Budget()
         return budget.max_array_elements, budget.max_total_elements
@@ -161,11 +175,10 @@ class RecordingSession:
         pending, self._pending = self._pending, None
         if pending is None:
             return
-        optimizers = {}
-        if self.optimizer is not None:
-            names_by_id = {id(e.tensor): e.name for e in pending["named"]}
-            optimizers[self.optimizer_name] = saved_optimizer(
-                self.optimizer, names_by_id, pending["tensors"], self.iteration_budget)
+        names_by_id = {id(e.tensor): e.name for e in pending["named"]}
+        optimizers = {name: saved_optimizer(opt, names_by_id, pending["tensors"],
+                                            self.iteration_budget)
+                      for name, opt in self._optimizers().items()}
         index = len(self.iterations)
         self.iterations.append(SavedState(index, pending["tensors"], optimizers))
         summary = pending["summary"]
@@ -190,7 +203,7 @@ class RecordingSession:
             recorded, title=self.title,
             summary={"iterations": self._summaries,
                      "omitted_arrays": self._graph_budget.omitted
-                     + self.iteration_budget.omitted})
+                     + self.iteration_budget.omitted, **self.extra_metadata})
         return save_graph_file(self.path, self.graph_file)
 
 
