@@ -23,21 +23,20 @@ from .creation import (
     ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm, seed, tensor, zeros,
     zeros_like,
 )
+from . import random
+from .creation import (
+    bernoulli, default_generator, multinomial, randint_like, set_rng_state,
+)
 from .dtypes import (
     bool, double, dtype, float, float16, float32, float64, half, int, int8, int16, int32, int64,
     long, short, uint8,
 )
-from .ops.api import (
-    abs, absolute, add, addmm, allclose, amax, argmax, argmin, bmm, cat, ceil, clamp, clip,
-    clone, concat, concatenate, cos, div, divide, dot, eq, equal, exp, flatten, floor,
-    floor_divide, ge, gt, isclose, isfinite, isinf, isnan, le, log, log_softmax, logical_and,
-    logical_not, logical_or, lt, matmul, max, maximum, mean, min, minimum, mm, mul, multiply, mv,
-    ne, neg, negative, norm, permute, pow, reciprocal, relu, remainder, reshape, round, rsub,
-    sigmoid, sign, sin, softmax, sqrt, squeeze, stack, sub, subtract, sum, swapaxes, t, tanh,
-    transpose, true_divide, unsqueeze, where,
-)
-from .ops.api import amin, fix, fmod, square, trunc
-from .ops.api import cumsum, expm1, log1p, prod, std, var
+from .ops import api as _api
+from .ops.api import allclose, equal, isclose
+from .ops.table import spellings as _spellings
+
+# every ``torch.x`` the op table's rows spell (engine/ops/table.py: ``api=``)
+globals().update({_name: getattr(_api, _name) for _name in _spellings("torch.")})
 from .tensor import Size, Tensor, device
 from .tensor_format import set_printoptions
 
@@ -70,3 +69,11 @@ def __getattr__(name):
 
         return _cuda
     raise AttributeError(f"module 'torch' has no attribute '{name}'")
+
+
+from . import utils  # noqa: F401  torch.utils.data (engine/utils/), as ``import torch`` has it
+
+# devices as PyTorch's CPU-only build answers them (engine/device.py, _cuda.py, backends/)
+from . import _cuda as cuda, accelerator, backends  # noqa: E402
+from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402
+from .device import get_default_device, set_default_device  # noqa: E402

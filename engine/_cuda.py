@@ -65,7 +65,7 @@ def set_device(device) -> None:
     raise AttributeError("module 'torch._C' has no attribute '_cuda_setDevice'")
 
 
-class device:  # noqa: N801 - torch.cuda.device, a context manager that selects a GPU
+class device:
     def __init__(self, device) -> None:
         self.idx = -1 if device is None else as_device(device).index
 

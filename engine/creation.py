@@ -8,57 +8,56 @@ import numbers
 import numpy as np
 
 from . import dtypes as _dt
+from . import random as _random
 from .tensor import Tensor
 
-# The engine's own random generator: seeded, so re-running a script gives the same numbers
-# (values need not match PyTorch's generator).
-_rng = np.random.default_rng(0)
-_seed = 0
+# The random functions draw from PyTorch's CPU generator, reproduced bit for bit in
+# ``engine.random`` (the default generator; ``generator=`` takes an ``engine.Generator``).
+Generator = _random.Generator
+default_generator = _random.default_generator
+manual_seed = _random.manual_seed
+seed = _random.seed
+initial_seed = _random.initial_seed
+get_rng_state = _random.get_rng_state
+set_rng_state = _random.set_rng_state
+bernoulli = _random.bernoulli
+multinomial = _random.multinomial
 
 
-def manual_seed(seed: int):
-    global _rng, _seed
-    _seed = int(seed)
-    _rng = np.random.default_rng(_seed)
-    return Generator(_seed)
+class _StateView:
+    """What ``rng()`` returns: ``rng().bit_generator.state`` is the default generator's whole
+    state as bytes (PyTorch's 5056-byte layout), comparable with ``==`` to see whether anything
+    drew, and assignable."""
 
-
-seed = manual_seed
-
-
-def initial_seed() -> int:
-    return _seed
-
-
-def get_rng_state():
-    state = repr(_rng.bit_generator.state).encode()
-    return Tensor._wrap(np.frombuffer(state, dtype=np.uint8).copy())
-
-
-def rng() -> np.random.Generator:
-    """The generator every random function draws from (the session snapshots its state)."""
-    return _rng
-
-
-def get_generator_state() -> dict:
-    return _rng.bit_generator.state
-
-
-def set_generator_state(state: dict) -> None:
-    _rng.bit_generator.state = state
-
-
-class Generator:
-    def __init__(self, seed: int = 0) -> None:
-        self._seed = seed
-
-    def manual_seed(self, seed: int) -> "Generator":
-        manual_seed(seed)
-        self._seed = seed
+    @property
+    def bit_generator(self):
         return self
 
-    def initial_seed(self) -> int:
-        return self._seed
+    @property
+    def state(self) -> bytes:
+        return default_generator.get_state()._data.tobytes()
+
+    @state.setter
+    def state(self, value: bytes) -> None:
+        default_generator.set_state(np.frombuffer(value, dtype=np.uint8))
+
+
+_STATE_VIEW = _StateView()
+
+
+def rng() -> _StateView:
+    """The default generator's state (``rng().bit_generator.state``); draws go through
+    ``engine.random``."""
+    return _STATE_VIEW
+
+
+def get_generator_state():
+    """The default generator's whole state (the session snapshots a paused run's stream)."""
+    return default_generator._snapshot()
+
+
+def set_generator_state(state) -> None:
+    default_generator._restore(state)
 
 
 def _infer_dtype(data) -> np.dtype:
@@ -222,6 +221,7 @@ def _unwrap(data):
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """A new leaf tensor holding a copy of ``data``."""
+    _check_device(device)  # engine/device.py (not a wrapper: the warning's stacklevel)
     if isinstance(data, Tensor):
         import warnings
 
@@ -341,36 +341,93 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
     return _finish(arr, requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(_rng.random(_size(size)).astype(_float_dtype(dtype)), requires_grad)
+def _empty_random(size, dtype, requires_grad, default=None, kw=None):
+    if kw:
+        if set(kw) != {"size"} or size:
+            raise TypeError(f"got an unexpected keyword argument '{next(iter(kw))}'")
+        size = (tuple(kw["size"]),)
+    shape = _size(size)
+    dt = (default or _dt.DEFAULT_FLOAT) if dtype is None else _dt.to_numpy_dtype(dtype)
+    return np.empty(shape, dtype=dt)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(_rng.standard_normal(_size(size)).astype(_float_dtype(dtype)), requires_grad)
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
+         layout=None, pin_memory=False, **kw) -> Tensor:
+    """``empty(size).uniform_(0, 1)``: PyTorch's stream (24 random bits a float, 53 a double)."""
+    arr = _empty_random(size, dtype, requires_grad, kw=kw)
+    arr.reshape(-1)[...] = _random.uniform(_random._gen(generator), arr.size, 0.0, 1.0, arr.dtype)
+    return _finish(arr, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None,
+          layout=None, pin_memory=False, **kw) -> Tensor:
+    """``empty(size).normal_(0, 1)``: PyTorch's vectorised Box-Muller from 16 elements on, its
+    per-element one (with the cached second normal) below."""
+    arr = _empty_random(size, dtype, requires_grad, kw=kw)
+    arr.reshape(-1)[...] = _random.normal(_random._gen(generator), arr.size, 0.0, 1.0, arr.dtype)
+    return _finish(arr, requires_grad)
 
 
 def randint(low, high=None, size=None, generator=None, dtype=None, device=None,
-            requires_grad=False) -> Tensor:
+            requires_grad=False, out=None, layout=None, pin_memory=False) -> Tensor:
+    """``randint(high, size)`` / ``randint(low, high, size)``: ``empty(size).random_(low, high)``
+    (int64 unless ``dtype``)."""
     if size is None:
         low, high, size = 0, low, high
     if high is None:
         low, high = 0, low
-    arr = _rng.integers(low, high, size=tuple(size))
-    target = _dt.DEFAULT_INT if dtype is None else _dt.to_numpy_dtype(dtype)
-    return _finish(arr.astype(target), requires_grad)
-
-
-def randperm(n, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(_rng.permutation(n).astype(np.int64), requires_grad)
-
-
-def normal(mean=0.0, std=1.0, size=None, generator=None) -> Tensor:
     if size is None:
-        m = mean._data if isinstance(mean, Tensor) else mean
-        s = std._data if isinstance(std, Tensor) else std
-        shape = np.broadcast(np.asarray(m), np.asarray(s)).shape
-        return Tensor._wrap((_rng.standard_normal(shape) * s + m).astype(np.float32))
-    return Tensor._wrap((_rng.standard_normal(_size((size,))) * std + mean).astype(np.float32))
+        raise TypeError("randint() missing required argument 'size'")
+    low, high = int(low), int(high)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= "
+                           f"to={high}")
+    arr = _empty_random(tuple(size) if isinstance(size, (tuple, list)) else (size,), dtype,
+                        requires_grad, default=_dt.DEFAULT_INT)
+    arr.reshape(-1)[...] = _random.random_from_to(_random._gen(generator), arr.size, low, high,
+                                                  arr.dtype)
+    return _finish(arr, requires_grad)
+
+
+def randperm(n, generator=None, dtype=None, device=None, requires_grad=False, out=None,
+             layout=None, pin_memory=False) -> Tensor:
+    """PyTorch's CPU shuffle (one ``random() % (n - i)`` per swap)."""
+    n = int(n)
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    perm = _random.randperm(_random._gen(generator), n)
+    target = _dt.DEFAULT_INT if dtype is None else _dt.to_numpy_dtype(dtype)
+    return _finish(perm.astype(target), requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
+           device=None, pin_memory=False, requires_grad=False) -> Tensor:
+    """``torch.normal``'s overloads: float mean and std with ``size`` fill with N(mean, std);
+    with tensors the output is N(0, 1) (N(0, std) for a float std) times std plus mean."""
+    g = _random._gen(generator)
+    mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mt and not st:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments")
+        arr = _empty_random((size,) if isinstance(size, (int, np.integer)) else (tuple(size),),
+                            dtype, requires_grad)
+        arr.reshape(-1)[...] = _random.normal(g, arr.size, mean, std, arr.dtype)
+        return _finish(arr, requires_grad)
+    if st and std._data.size and (std._data < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    if not st and std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    ref = mean._data if mt else std._data
+    shape = np.broadcast_shapes(mean._data.shape if mt else (), std._data.shape if st else ())
+    dt = ref.dtype if ref.dtype.kind == "f" else _dt.DEFAULT_FLOAT
+    n = int(np.prod(shape))
+    if mt and not st:
+        out_arr = _random.normal(g, n, 0.0, std, dt).reshape(shape)
+    else:
+        out_arr = _random.normal(g, n, 0.0, 1.0, dt).reshape(shape)
+        out_arr = out_arr * std._data.astype(dt, copy=False)
+    out_arr = out_arr + (mean._data.astype(dt, copy=False) if mt else dt.type(mean))
+    return Tensor._wrap(np.ascontiguousarray(out_arr.astype(dt, copy=False)))
 
 
 def _like(fn):
@@ -384,8 +441,30 @@ def _like(fn):
 zeros_like = _like(lambda shape, dt: np.zeros(shape, dtype=dt))
 ones_like = _like(lambda shape, dt: np.ones(shape, dtype=dt))
 empty_like = zeros_like
-rand_like = _like(lambda shape, dt: _rng.random(shape).astype(dt))
-randn_like = _like(lambda shape, dt: _rng.standard_normal(shape).astype(dt))
+
+
+def _random_like(name):
+    def like(input, dtype=None, device=None, requires_grad=False, memory_format=None,
+             layout=None, generator=None):
+        dt = input._data.dtype if dtype is None else _dt.to_numpy_dtype(dtype)
+        fn = rand if name == "rand" else randn
+        return fn(*input._data.shape, generator=generator, dtype=dt, requires_grad=requires_grad)
+
+    like.__name__ = name + "_like"
+    return like
+
+
+rand_like = _random_like("rand")
+randn_like = _random_like("randn")
+
+
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False,
+                 memory_format=None, layout=None, generator=None) -> Tensor:
+    if high is None:
+        low, high = 0, low
+    dt = input._data.dtype if dtype is None else _dt.to_numpy_dtype(dtype)
+    return randint(low, high, tuple(input._data.shape), generator=generator, dtype=dt,
+                   requires_grad=requires_grad)
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -402,3 +481,13 @@ def numel(input) -> int:
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n not in ("builtins", "numbers", "np")]
+
+
+# ``device=`` checked as PyTorch's CPU build checks it (engine/device.py)
+from .device import check_default as _check_device, checked_factories  # noqa: E402
+
+checked_factories(globals(), (
+    "as_tensor", "zeros", "ones", "empty", "full", "eye", "arange", "linspace",
+    "logspace", "rand", "randn", "randint", "randperm", "zeros_like", "ones_like", "empty_like",
+    "rand_like", "randn_like", "full_like",
+))

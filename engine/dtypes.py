@@ -10,11 +10,14 @@ import numpy as np
 class dtype:  # noqa: N801 - PyTorch spells it in lower case
     """A tensor element type; prints as PyTorch does (``torch.float32``)."""
 
-    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize")
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize",
+                 "title", "c_name")
 
-    def __init__(self, name: str, np_dtype) -> None:
+    def __init__(self, name: str, np_dtype, title: str, c_name: str) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
+        self.title = title  # PyTorch's ScalarType name, as its messages spell it ("Float")
+        self.c_name = c_name  # the C++ type's name, in other messages ("float")
         self.is_floating_point = self.np.kind == "f"
         self.is_complex = False
         self.is_signed = self.np.kind in "fi"
@@ -27,15 +30,15 @@ class dtype:  # noqa: N801 - PyTorch spells it in lower case
         return (_by_name, (self.name,))
 
 
-float16 = half = dtype("float16", np.float16)
-float32 = float = dtype("float32", np.float32)
-float64 = double = dtype("float64", np.float64)
-int8 = dtype("int8", np.int8)
-uint8 = dtype("uint8", np.uint8)
-int16 = short = dtype("int16", np.int16)
-int32 = int = dtype("int32", np.int32)
-int64 = long = dtype("int64", np.int64)
-bool = dtype("bool", np.bool_)  # noqa: A001 - torch.bool
+float16 = half = dtype("float16", np.float16, "Half", "c10::Half")
+float32 = float = dtype("float32", np.float32, "Float", "float")
+float64 = double = dtype("float64", np.float64, "Double", "double")
+int8 = dtype("int8", np.int8, "Char", "signed char")
+uint8 = dtype("uint8", np.uint8, "Byte", "unsigned char")
+int16 = short = dtype("int16", np.int16, "Short", "short int")
+int32 = int = dtype("int32", np.int32, "Int", "int")
+int64 = long = dtype("int64", np.int64, "Long", "long int")
+bool = dtype("bool", np.bool_, "Bool", "bool")  # noqa: A001 - torch.bool
 
 ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool)
 _FROM_NP = {d.np: d for d in ALL}
@@ -44,6 +47,26 @@ _NAMES = {d.name: d for d in ALL}
 
 def _by_name(name: str) -> dtype:
     return _NAMES[name]
+
+
+# The one map from a dtype to PyTorch's names for it (every message and repr reads these).
+
+def scalar_type_name(np_dtype) -> str:
+    """PyTorch's ScalarType name (``Float``, ``Long``...); numpy's name for a dtype it lacks."""
+    d = _FROM_NP.get(np.dtype(np_dtype))
+    return d.title if d is not None else np.dtype(np_dtype).name
+
+
+def c_type_name(np_dtype) -> str:
+    """The C++ name PyTorch's messages use (``float``, ``long int``, ``c10::Half``)."""
+    d = _FROM_NP.get(np.dtype(np_dtype))
+    return d.c_name if d is not None else np.dtype(np_dtype).name
+
+
+def tensor_type_name(np_dtype, default: str = "torch.Tensor") -> str:
+    """The legacy tensor type (``torch.FloatTensor``), as ``Tensor.type()`` gives it."""
+    d = _FROM_NP.get(np.dtype(np_dtype))
+    return f"torch.{d.title}Tensor" if d is not None else default
 
 
 def from_numpy_dtype(np_dtype) -> dtype:

@@ -197,7 +197,7 @@ def instance_dict(obj) -> dict:
     """``obj.__dict__`` without running any of its class's attribute code."""
     try:
         d = object.__getattribute__(obj, "__dict__")
-    except Exception:  # noqa: BLE001 - no instance dict: nothing to read
+    except Exception:
         return {}
     return d if isinstance(d, dict) else {}
 

@@ -81,25 +81,18 @@ class Tensor(metaclass=_TensorMeta):
             self.requires_grad_(True)
 
     def _init(self, array: np.ndarray) -> None:
-        self._data = array
-        self._requires_grad = False
-        self.grad_fn = None
-        self._grad = None
-        self._version = VersionCounter()
-        self._base = None
-        self._output_nr = 0
-        self._retains_grad = False
-        self._hooks = None
-        self._accumulator = None
-        self._is_param = False
-        # True for an output of a function that returns several views (unbind: iterating a
-        # tensor), and for views of it: PyTorch refuses in-place writes into those
-        self._multi_view = False
+        """A new tensor's state written into ``self`` (``Tensor(...)``, a Parameter), as ``_wrap``
+        makes it: the one place the slots' first values are spelled."""
+        fresh = Tensor._wrap(array)
+        for name in _STATE_SLOTS:
+            setattr(self, name, getattr(fresh, name))
 
     @staticmethod
     def _wrap(array: np.ndarray) -> "Tensor":
-        # ``_init`` inlined, and the counter made without a Python ``__init__`` call: this runs
-        # once per op.
+        # the slots written one by one, and the counter made without a Python ``__init__`` call:
+        # this runs once per op. ``_multi_view``: True for an output of a function that returns
+        # several views (unbind: iterating a tensor), and for views of it: PyTorch refuses
+        # in-place writes into those.
         t = _new(Tensor)
         t._data = array
         t._requires_grad = False
@@ -373,7 +366,8 @@ class Tensor(metaclass=_TensorMeta):
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # PyTorch formats a 0-dim plain Tensor as its item, also with an empty spec (f"{t}")
+        if self._data.ndim == 0 and (spec or type(self) is Tensor):
             return format(self.item(), spec)
         return repr(self) if not spec else format(repr(self), spec)
 
@@ -388,6 +382,9 @@ class Tensor(metaclass=_TensorMeta):
             t._grad = Tensor._wrap(self._grad._data.copy())
         memo[id(self)] = t
         return t
+
+
+_STATE_SLOTS = tuple(name for name in Tensor.__slots__ if name != "__weakref__")
 
 
 class Size(tuple):
@@ -405,31 +402,7 @@ class Size(tuple):
         return n
 
 
-class device:  # noqa: N801 - PyTorch's name
-    __slots__ = ("type", "index")
-
-    def __init__(self, type: str = "cpu", index=None) -> None:  # noqa: A002
-        if isinstance(type, device):
-            type, index = type.type, type.index
-        if ":" in type:
-            type, idx = type.split(":", 1)
-            index = int(idx)
-        self.type = type
-        self.index = index
-
-    def __repr__(self) -> str:
-        return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
-
-    def __str__(self) -> str:
-        return self.type if self.index is None else f"{self.type}:{self.index}"
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
-
-    def __hash__(self) -> int:
-        return hash((self.type, self.index))
+from .device import device  # noqa: E402 - torch.device (engine/device.py)
 
 
 def _norm_dim(dim: int, ndim: int) -> int:

@@ -1,201 +1,505 @@
-"""``backward``, ``autograd.grad`` and the stepwise backward the debugger drives."""
+"""``torch.autograd.functional``: ``jacobian``, ``hessian``, ``vjp``, ``jvp``, ``hvp``, ``vhp``.
+
+A port of PyTorch's ``torch/autograd/functional.py`` (BSD licence) onto the engine: the same
+structure of results (a Tensor, a tuple, or a tuple of tuples, following whether the inputs and
+the function's outputs were tuples), the same errors, computed with ``engine.autograd.grad`` (a
+double backward for hessian / hvp / vhp, and the double-backward trick for jvp). ``vectorize=True``
+is accepted and gives the same values, computed one row at a time; forward-mode AD is not
+available.
+
+This module also re-exports ``backward``, ``backward_steps`` and ``grad`` (defined in
+``engine.autograd.gradient``), which older engine code imports from here.
+"""
 
 from __future__ import annotations
 
-from collections import deque
+from .gradient import _drain, _tensor_cls, backward, backward_steps, grad  # noqa: F401
 
-import numpy as np
-
-from ..events import BACKWARD_FINISHED, BACKWARD_STARTED, hub
-from ..ops.dispatch import edge
-from .backward import backward_steps as _steps
-from .grad_mode import state as grad_state
-from .scheduler import tensor_cls as _tensor_cls
+__all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
-def _as_list(x):
-    if x is None:
-        return None
-    Tensor = _tensor_cls()
-    if isinstance(x, Tensor):
-        return [x]
-    return list(x)
+class _Torch:
+    """``torch`` in the ported code: the engine package (imported late: a circular import)."""
+
+    def __getattr__(self, name):
+        import engine
+
+        return getattr(engine, name)
 
 
-def _make_roots(tensors, grad_tensors, *, what="output"):
-    Tensor = _tensor_cls()
-    roots, grads = [], []
-    for i, t in enumerate(tensors):
-        if not t.requires_grad:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn"
-            )
-        g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
-        if g is None:
-            if t.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            if t._data.dtype.kind != "f":
-                raise RuntimeError(
-                    "grad can be implicitly created only for real scalar outputs but got "
-                    f"{t.dtype}"
-                )
-            garr = np.ones(t._data.shape, dtype=t._data.dtype)
-        else:
-            garr = g._data if isinstance(g, Tensor) else np.asarray(g, dtype=t._data.dtype)
-            if garr.shape != t._data.shape:
-                shp = lambda s: f"torch.Size([{', '.join(map(str, s))}])"  # noqa: E731
-                raise RuntimeError(
-                    f"Mismatch in shape: grad_output[{i}] has a shape of {shp(garr.shape)} and "
-                    f"{what}[{i}] has a shape of {shp(t._data.shape)}."
-                )
-            if garr.dtype != t._data.dtype:
-                garr = garr.astype(t._data.dtype)
-        roots.append(edge(t))
-        grads.append(garr)
-    return roots, grads
+torch = _Torch()
 
 
-def _graph_roots(tensors, grad_tensors):
-    """Roots and their gradients as Tensors, for a backward pass that records itself (a given
-    gradient of another dtype is cast as PyTorch's engine casts it: recorded, ToCopyBackward0)."""
-    Tensor = _tensor_cls()
-    roots, grads = _make_roots(tensors, grad_tensors)
-    given = grad_tensors or ()
-    out = []
-    for i, g in enumerate(grads):
-        supplied = given[i] if i < len(given) else None
-        if not isinstance(supplied, Tensor):
-            out.append(Tensor._wrap(g))
-        elif supplied._data.dtype == g.dtype:
-            out.append(supplied)
-        else:
-            prev, grad_state.enabled = grad_state.enabled, True
-            try:
-                out.append(supplied.to(g.dtype))
-            finally:
-                grad_state.enabled = prev
-    return roots, out
-
-
-def _run(tensors, grad_tensors, *, create_graph, retain_graph, capture=None, inputs=None):
-    """Run one whole pass (``inputs``: ``backward(inputs=...)``'s), returning what it captured.
-    A create_graph pass is announced on the hub (started/finished) as a plain ``backward()`` is;
-    a plain ``grad()`` or ``backward(inputs=...)`` pass emits its steps only."""
-    if create_graph:
-        from .higher_order import backward_graph_steps
-
-        roots, grads = _graph_roots(tensors, grad_tensors)
-        targets = None if inputs is None else _targets(inputs)
-        gen = _with_events(roots, backward_graph_steps(roots, grads, retain_graph, capture,
-                                                       targets))
+def _as_tuple_nocheck(x):
+    if isinstance(x, tuple):
+        return x
+    elif isinstance(x, list):
+        return tuple(x)
     else:
-        roots, grads = _make_roots(tensors, grad_tensors)
-        targets = None if inputs is None else _targets(inputs)
-        gen = _steps(roots, grads, retain_graph=retain_graph, capture=capture, targets=targets)
-    return _drain(gen)
+        return (x,)
 
 
-def _drain(gen):
-    try:
-        while True:
-            next(gen)
-    except StopIteration as stop:
-        return stop.value
-
-
-def backward_steps(tensors, grad_tensors=None, retain_graph=None, inputs=None):
-    """The backward pass as a generator of ``BackwardStep``s; exhausting it is ``backward()``."""
-    tensors = _as_list(tensors)
-    grad_tensors = _as_list(grad_tensors)
-    roots, grads = _make_roots(tensors, grad_tensors)
-    targets = None if inputs is None else _targets(_as_list(inputs))
-    return _with_events(roots, _steps(roots, grads, retain_graph=bool(retain_graph),
-                                      targets=targets), tensors)
-
-
-def _with_events(roots, gen, tensors=()):
-    if hub.active:
-        # ``tensors`` (what backward() was called on) lets the training plot read the loss
-        hub.emit(BACKWARD_STARTED, roots=roots, tensors=tuple(tensors))
-    result = yield from gen
-    if hub.active:
-        hub.emit(BACKWARD_FINISHED, roots=roots)
-    return result
-
-
-def _targets(inputs):
-    """``backward(inputs=...)``'s nodes: a leaf's accumulator, a non-leaf's grad_fn (which, as
-    PyTorch does, from now on retains the tensor's gradient)."""
-    if not inputs:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    targets = set()
-    for t in inputs:
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-        if t.grad_fn is not None:
-            t.retain_grad()
-        targets.add(edge(t)[0])
-    return targets
-
-
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
-             grad_variables=None):
-    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (``autograd.backward``)."""
-    if grad_tensors is None:
-        grad_tensors = grad_variables
-    if retain_graph is None:
-        retain_graph = create_graph
-    if inputs is not None:
-        inputs = _as_list(inputs)
-        if not inputs:
-            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    if create_graph or inputs is not None:
-        _run(_as_list(tensors), _as_list(grad_tensors), create_graph=create_graph,
-             retain_graph=retain_graph, inputs=inputs)
-        return
-    # deque(maxlen=0) drains the generator in C: no Python loop around the steps.
-    deque(backward_steps(tensors, grad_tensors, retain_graph=retain_graph), maxlen=0)
-
-
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
-    """Gradients of ``outputs`` with respect to ``inputs``, returned rather than accumulated."""
-    Tensor = _tensor_cls()
-    outputs = _as_list(outputs)
-    inputs_list = _as_list(inputs)
-    grad_outputs = _as_list(grad_outputs)
-    if not inputs_list:
-        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    for t in inputs_list:
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    if retain_graph is None:
-        retain_graph = create_graph
-    capture = {}
-    for slot, t in enumerate(inputs_list):
-        capture.setdefault(edge(t), []).append(slot)
-    captured = _run(outputs, grad_outputs, create_graph=create_graph,
-                    retain_graph=bool(retain_graph), capture=capture)
-    result = []
-    for t, g, version in zip(inputs_list, captured, captured.versions):
-        if g is None:
-            if materialize_grads:
-                z = Tensor._wrap(np.zeros_like(t._data))
-                z._requires_grad = bool(create_graph)  # as torch.zeros_like(requires_grad=...)
-                result.append(z)
-                continue
-            if not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {len(result)} appears to not have been "
-                    "used in the graph. Set allow_unused=True if this is the desired behavior."
+def _as_tuple(inp, arg_name=None, fn_name=None):
+    if arg_name is None and fn_name is None:
+        return _as_tuple_nocheck(inp)
+    is_inp_tuple = True
+    if not isinstance(inp, tuple):
+        inp = (inp,)
+        is_inp_tuple = False
+    for i, el in enumerate(inp):
+        if not isinstance(el, torch.Tensor):
+            if is_inp_tuple:
+                raise TypeError(
+                    f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of "
+                    f"Tensors but the value at index {i} has type {type(el)}."
                 )
-            result.append(None)
-        elif create_graph:
-            result.append(g if g._data.dtype == t._data.dtype else g.to(t._data.dtype))
+            else:
+                raise TypeError(
+                    f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple of "
+                    f"Tensors but the given {arg_name} has type {type(el)}."
+                )
+    return (is_inp_tuple, inp)
+
+
+def _tuple_postprocess(res, to_unpack):
+    if isinstance(to_unpack, tuple):
+        if len(to_unpack) != 2:
+            raise AssertionError("Expected to_unpack tuple to have exactly 2 elements")
+        if not to_unpack[1]:
+            res = tuple(el[0] for el in res)
+        if not to_unpack[0]:
+            res = res[0]
+    elif not to_unpack:
+        res = res[0]
+    return res
+
+
+def _grad_preprocess(inputs, create_graph, need_graph):
+    res = []
+    for inp in inputs:
+        if create_graph and inp.requires_grad:
+            if not getattr(inp, "is_sparse", False):
+                res.append(inp.view_as(inp))
+            else:
+                res.append(inp.clone())
         else:
-            # the gradient PyTorch's engine hands back, with its version counter (1 when two
-            # gradients were summed in place into it)
-            r = Tensor._wrap(np.array(g, dtype=t._data.dtype, copy=True))
-            r._version.value = version
-            result.append(r)
-    return tuple(result)
+            res.append(inp.detach().requires_grad_(need_graph))
+    return tuple(res)
+
+
+def _grad_postprocess(inputs, create_graph):
+    if isinstance(inputs[0], torch.Tensor):
+        if not create_graph:
+            return tuple(inp.detach() for inp in inputs)
+        else:
+            return inputs
+    else:
+        return tuple(_grad_postprocess(inp, create_graph) for inp in inputs)
+
+
+def _validate_v(v, other, is_other_tuple):
+    if len(other) != len(v):
+        if is_other_tuple:
+            raise RuntimeError(
+                f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}."
+            )
+        else:
+            raise RuntimeError("The given v should contain a single Tensor.")
+    for idx, (el_v, el_other) in enumerate(zip(v, other)):
+        if el_v.size() != el_other.size():
+            prepend = ""
+            if is_other_tuple:
+                prepend = f"Entry {idx} in "
+            raise RuntimeError(
+                f"{prepend}v has invalid size: should be {el_other.size()} but got {el_v.size()}."
+            )
+
+
+def _check_requires_grad(inputs, input_type, strict):
+    if not strict:
+        return
+    if input_type not in ["outputs", "grad_inputs", "jacobian", "hessian"]:
+        raise RuntimeError("Invalid input_type to _check_requires_grad")
+    for i, inp in enumerate(inputs):
+        if inp is None:
+            raise RuntimeError(
+                f"The output of the user-provided function is independent of input {i}. "
+                "This is not allowed in strict mode."
+            )
+        if not inp.requires_grad:
+            if input_type == "hessian":
+                raise RuntimeError(
+                    f"The hessian of the user-provided function with respect to input {i} is "
+                    "independent of the input. This is not allowed in strict mode. You "
+                    "should ensure that your function is thrice differentiable and that the "
+                    "hessian depends on the inputs."
+                )
+            elif input_type == "jacobian":
+                raise RuntimeError(
+                    "While computing the hessian, found that the jacobian of the "
+                    f"user-provided function with respect to input {i} is independent of the "
+                    "input. This is not allowed in strict mode. You should ensure that your "
+                    "function is twice differentiable and that the jacobian depends on the "
+                    "inputs (this would be violated by a linear function for example)."
+                )
+            elif input_type == "grad_inputs":
+                raise RuntimeError(
+                    f"The gradient with respect to input {i} is independent of the inputs of "
+                    "the user-provided function. This is not allowed in strict mode."
+                )
+            else:
+                raise RuntimeError(
+                    f"Output {i} of the user-provided function does not require gradients. "
+                    "The outputs must be computed in a differentiable manner from the input "
+                    "when running in strict mode."
+                )
+
+
+def _autograd_grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    create_graph=False,
+    retain_graph=None,
+    is_grads_batched=False,
+):
+    if not isinstance(outputs, tuple):
+        raise AssertionError("Expected outputs to be a tuple")
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    if not isinstance(grad_outputs, tuple):
+        raise AssertionError("Expected grad_outputs to be a tuple")
+    if len(outputs) != len(grad_outputs):
+        raise AssertionError(
+            "Expected outputs and grad_outputs to have the same length, but got "
+            f"{len(outputs)} and {len(grad_outputs)}"
+        )
+    new_outputs: tuple[torch.Tensor, ...] = ()
+    new_grad_outputs: tuple[torch.Tensor, ...] = ()
+    for out, grad_out in zip(outputs, grad_outputs):
+        if out is not None and out.requires_grad:
+            new_outputs += (out,)
+            new_grad_outputs += (grad_out,)
+    if len(new_outputs) == 0:
+        return (None,) * len(inputs)
+    else:
+        return torch.autograd.grad(
+            new_outputs,
+            inputs,
+            new_grad_outputs,
+            allow_unused=True,
+            create_graph=create_graph,
+            retain_graph=retain_graph,
+            is_grads_batched=is_grads_batched,
+        )
+
+
+def _fill_in_zeros(grads, refs, strict, create_graph, stage):
+    if stage not in ["back", "back_trick", "double_back", "double_back_trick"]:
+        raise RuntimeError(f"Invalid stage argument '{stage}' to _fill_in_zeros")
+    res: tuple[torch.Tensor, ...] = ()
+    for i, grads_i in enumerate(grads):
+        if grads_i is None:
+            if strict:
+                if stage == "back":
+                    raise RuntimeError(
+                        f"The output of the user-provided function is independent of input {i}. "
+                        "This is not allowed in strict mode."
+                    )
+                elif stage == "back_trick":
+                    raise RuntimeError(
+                        f"The gradient with respect to the input is independent of entry {i} in "
+                        "the grad_outputs when using the double backward trick to compute "
+                        "forward mode gradients. This is not allowed in strict mode."
+                    )
+                elif stage == "double_back":
+                    raise RuntimeError(
+                        f"The jacobian of the user-provided function is independent of input {i}. "
+                        "This is not allowed in strict mode."
+                    )
+                else:
+                    raise RuntimeError(
+                        "The hessian of the user-provided function is independent of "
+                        f"entry {i} in the grad_jacobian. This is not allowed in strict mode as "
+                        "it prevents from using the double backward trick to replace forward "
+                        "mode AD."
+                    )
+            grads_i = torch.zeros_like(refs[i])
+        elif strict and create_graph and (not grads_i.requires_grad):
+            if "double" not in stage:
+                raise RuntimeError(
+                    f"The jacobian of the user-provided function is independent of input {i}. "
+                    "This is not allowed in strict mode when create_graph=True."
+                )
+            else:
+                raise RuntimeError(
+                    f"The hessian of the user-provided function is independent of input {i}. "
+                    "This is not allowed in strict mode when create_graph=True."
+                )
+        res += (grads_i,)
+    return res
+
+
+def vjp(func, inputs, v=None, create_graph=False, strict=False):
+    with torch.enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(
+            outputs, "outputs of the user-provided function", "vjp"
+        )
+        _check_requires_grad(outputs, "outputs", strict=strict)
+        if v is not None:
+            _, v = _as_tuple(v, "v", "vjp")
+            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+            _validate_v(v, outputs, is_outputs_tuple)
+        elif len(outputs) != 1 or outputs[0].nelement() != 1:
+            raise RuntimeError(
+                "The vector v can only be None if the user-provided function returns a "
+                "single Tensor with a single element."
+            )
+    enable_grad = True if create_graph else torch.is_grad_enabled()
+    with torch.set_grad_enabled(enable_grad):
+        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
+        vjp = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
+    outputs = _grad_postprocess(outputs, create_graph)
+    vjp = _grad_postprocess(vjp, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(vjp, is_inputs_tuple))
+
+
+def jvp(func, inputs, v=None, create_graph=False, strict=False):
+    with torch.enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        if v is not None:
+            _, v = _as_tuple(v, "v", "jvp")
+            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+            _validate_v(v, inputs, is_inputs_tuple)
+        elif len(inputs) != 1 or inputs[0].nelement() != 1:
+            raise RuntimeError(
+                "The vector v can only be None if the input to the user-provided "
+                "function is a single Tensor with a single element."
+            )
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(
+            outputs, "outputs of the user-provided function", "jvp"
+        )
+        _check_requires_grad(outputs, "outputs", strict=strict)
+        grad_outputs = tuple(torch.zeros_like(out, requires_grad=True) for out in outputs)
+        grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
+        _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
+    if create_graph:
+        with torch.enable_grad():
+            grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
+            jvp = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
+    else:
+        grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
+        jvp = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
+    outputs = _grad_postprocess(outputs, create_graph)
+    jvp = _grad_postprocess(jvp, create_graph)
+    return (
+        _tuple_postprocess(outputs, is_outputs_tuple),
+        _tuple_postprocess(jvp, is_outputs_tuple),
+    )
+
+
+def _jacfwd(func, inputs, strict=False, vectorize=False):
+    if strict:
+        raise RuntimeError(
+            "torch.autograd.functional.jacobian: `strict=True` and "
+            '`strategy="forward-mode"` are not supported together (yet). Please '
+            'either set `strict=False` or `strategy="reverse-mode"`.'
+        )
+    if vectorize:
+        raise NotImplementedError(
+            'forward-mode AD (strategy="forward-mode") is not supported by the '
+            'gradstep engine; use strategy="reverse-mode".'
+        )
+    raise NotImplementedError(
+        "Computing Jacobian using forward-AD or forward-over-reverse Hessian "
+        "isonly implemented for `vectorize=True`."
+    )
+
+
+def jacobian(
+    func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"
+):
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: '
+            'If your function has more outputs than inputs, "forward-mode" tends to '
+            'be more performant. Otherwise, prefer to use "reverse-mode".'
+        )
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "torch.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please '
+                'either set `create_graph=False` or `strategy="reverse-mode"`.'
+            )
+        return _jacfwd(func, inputs, strict, vectorize)
+    with torch.enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(
+            outputs, "outputs of the user-provided function", "jacobian"
+        )
+        _check_requires_grad(outputs, "outputs", strict=strict)
+        if vectorize and strict:
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` "
+                "are not supported together. Please either set `strict=False` or "
+                "`vectorize=False`."
+            )
+        jacobian: tuple[torch.Tensor, ...] = ()
+        for i, out in enumerate(outputs):
+            jac_i: tuple[list[torch.Tensor]] = tuple([] for _ in range(len(inputs)))
+            for j in range(out.nelement()):
+                vj = _autograd_grad(
+                    (out.reshape(-1)[j],), inputs, retain_graph=True, create_graph=create_graph
+                )
+                for el_idx, (jac_i_el, vj_el, inp_el) in enumerate(zip(jac_i, vj, inputs)):
+                    if vj_el is not None:
+                        if strict and create_graph and (not vj_el.requires_grad):
+                            msg = (
+                                "The jacobian of the user-provided function is independent of "
+                                f"input {i}. This is not allowed in strict mode when "
+                                "create_graph=True."
+                            )
+                            raise RuntimeError(msg)
+                        jac_i_el.append(vj_el)
+                    else:
+                        if strict:
+                            msg = (
+                                f"Output {i} of the user-provided function is independent of "
+                                f"input {el_idx}. This is not allowed in strict mode."
+                            )
+                            raise RuntimeError(msg)
+                        jac_i_el.append(torch.zeros_like(inp_el))
+            jacobian += (
+                tuple(
+                    (
+                        torch.stack(jac_i_el, dim=0).view(out.size() + inputs[el_idx].size())
+                        for el_idx, jac_i_el in enumerate(jac_i)
+                    )
+                ),
+            )
+        jacobian = _grad_postprocess(jacobian, create_graph)
+        return _tuple_postprocess(jacobian, (is_outputs_tuple, is_inputs_tuple))
+
+
+def hessian(
+    func,
+    inputs,
+    create_graph=False,
+    strict=False,
+    vectorize=False,
+    outer_jacobian_strategy="reverse-mode",
+):
+    is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+
+    def ensure_single_output_function(*inp):
+        out = func(*inp)
+        is_out_tuple, t_out = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_requires_grad(t_out, "outputs", strict=strict)
+        if is_out_tuple or not isinstance(out, torch.Tensor):
+            raise RuntimeError("The function given to hessian should return a single Tensor")
+        if out.nelement() != 1:
+            raise RuntimeError(
+                "The Tensor returned by the function given to hessian should contain a "
+                "single element"
+            )
+        return out.squeeze()
+
+    def jac_func(*inp):
+        if outer_jacobian_strategy == "forward-mode":
+            inp = tuple(t.requires_grad_(True) for t in inp)
+        jac = jacobian(ensure_single_output_function, inp, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict=strict)
+        return jac
+
+    res = jacobian(
+        jac_func,
+        inputs,
+        create_graph=create_graph,
+        strict=strict,
+        vectorize=vectorize,
+        strategy=outer_jacobian_strategy,
+    )
+    return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
+
+
+def vhp(func, inputs, v=None, create_graph=False, strict=False):
+    with torch.enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        if v is not None:
+            _, v = _as_tuple(v, "v", "vhp")
+            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+            _validate_v(v, inputs, is_inputs_tuple)
+        elif len(inputs) != 1 or inputs[0].nelement() != 1:
+            raise RuntimeError(
+                "The vector v can only be None if the input to the user-provided "
+                "function is a single Tensor with a single element."
+            )
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(
+            outputs, "outputs of the user-provided function", "vhp"
+        )
+        _check_requires_grad(outputs, "outputs", strict=strict)
+        if is_outputs_tuple or not isinstance(outputs[0], torch.Tensor):
+            raise RuntimeError("The function given to vhp should return a single Tensor")
+        if outputs[0].nelement() != 1:
+            raise RuntimeError(
+                "The Tensor returned by the function given to vhp should contain a single element"
+            )
+        jac = _autograd_grad(outputs, inputs, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict=strict)
+    enable_grad = True if create_graph else torch.is_grad_enabled()
+    with torch.set_grad_enabled(enable_grad):
+        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
+        vhp = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
+    outputs = _grad_postprocess(outputs, create_graph)
+    vhp = _grad_postprocess(vhp, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(vhp, is_inputs_tuple))
+
+
+def hvp(func, inputs, v=None, create_graph=False, strict=False):
+    with torch.enable_grad():
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
+        inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
+        if v is not None:
+            _, v = _as_tuple(v, "v", "hvp")
+            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+            _validate_v(v, inputs, is_inputs_tuple)
+        elif len(inputs) != 1 or inputs[0].nelement() != 1:
+            raise RuntimeError(
+                "The vector v can only be None if the input to the user-provided "
+                "function is a single Tensor with a single element."
+            )
+        outputs = func(*inputs)
+        is_outputs_tuple, outputs = _as_tuple(
+            outputs, "outputs of the user-provided function", "hvp"
+        )
+        _check_requires_grad(outputs, "outputs", strict=strict)
+        if is_outputs_tuple or not isinstance(outputs[0], torch.Tensor):
+            raise RuntimeError("The function given to hvp should return a single Tensor")
+        if outputs[0].nelement() != 1:
+            raise RuntimeError(
+                "The Tensor returned by the function given to hvp should contain a single element"
+            )
+        jac = _autograd_grad(outputs, inputs, create_graph=True)
+        _check_requires_grad(jac, "jacobian", strict=strict)
+        grad_jac = tuple(torch.zeros_like(inp, requires_grad=True) for inp in inputs)
+        double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
+        _check_requires_grad(jac, "hessian", strict=strict)
+    enable_grad = True if create_graph else torch.is_grad_enabled()
+    with torch.set_grad_enabled(enable_grad):
+        grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
+        hvp = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
+    outputs = _grad_postprocess(outputs, create_graph)
+    hvp = _grad_postprocess(hvp, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(hvp, is_inputs_tuple))

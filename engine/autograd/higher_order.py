@@ -377,6 +377,7 @@ def _functions():
         np.sum: _sum,
         np.mean: _mean,
         np.moveaxis: _moveaxis,
+        np.flip: lambda x, axis=None: _wrap(api.flip(x.t, axis)),
         np.concatenate: lambda xs, axis=0: _wrap(api.cat([_tensor(x) for x in xs], axis)),
         np.stack: lambda xs, axis=0: _wrap(api.stack([_tensor(x) for x in xs], axis)),
         np.dot: lambda a, b: _wrap(api.matmul(_tensor(a), _tensor(b))),
@@ -391,6 +392,7 @@ def _ufuncs():
         np.sin: api.sin, np.cos: api.cos, np.tanh: api.tanh, np.sqrt: api.sqrt,
         np.absolute: api.abs, np.maximum: api.maximum, np.minimum: api.minimum,
         np.reciprocal: api.reciprocal, np.matmul: api.matmul,
+        np.sinh: api.sinh, np.cosh: api.cosh,
     }
 
 

@@ -10,19 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import result_type
+from ..dtypes import c_type_name, result_type, scalar_type_name
 from ..events import OP_RECORDED, hub
 from ..ops.dispatch import edge
 from ..ops.table import OPS
 from .grad_mode import state as grad_state
 from .node import Node
 
-_KIND_TITLE = {"f": "Float", "i": "Long", "u": "Byte", "b": "Bool"}
-
-
-def _title(dt: np.dtype) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-            "bool": "Bool", "float16": "Half", "uint8": "Byte"}.get(dt.name, dt.name)
+_title = scalar_type_name
 
 
 _FAST_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
@@ -31,9 +26,8 @@ _Tensor = None
 
 def grad_dtype_error(given: np.dtype, own: np.dtype) -> RuntimeError:
     """PyTorch's error for ``t.grad = g`` with another dtype (scalar-type names, two spellings)."""
-    lower = {"float32": "float", "float64": "double", "float16": "c10::Half"}
     return RuntimeError(
-        f"attempting to assign a gradient with dtype '{lower.get(given.name, given.name)}' to a "
+        f"attempting to assign a gradient with dtype '{c_type_name(given)}' to a "
         f"tensor with grad_dtype '{_title(own)}'. The gradient must match the tensor's grad_dtype "
         "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a "
         "specific dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the "
@@ -75,7 +69,7 @@ def apply_inplace(op, self, other=None, **params):
     if other is not None:
         args.append(other._data if other_t is not None else other)
     dt = result_type(*args) if op.promote else self._data.dtype
-    if op.name == "div" and dt.kind != "f":
+    if op.floating and dt.kind != "f":  # exp_, div_...: integers compute in float
         dt = np.dtype(np.float32)
     if op.promote and not np.can_cast(dt, self._data.dtype, casting="same_kind") or (
         dt.kind == "f" and self._data.dtype.kind != "f"
@@ -245,6 +239,8 @@ class _CopySlicesOp:
 
     __slots__ = ("inner", "positions", "vjps")
     node_name = "torch::autograd::CopySlices"
+    param_defaults: dict = {}  # CopySlices saves none of the inner row's parameters
+    int_lists = ()
 
     def __init__(self, inner, positions) -> None:
         self.inner = inner

@@ -207,9 +207,6 @@ class Node:
 # Node parameters PyTorch exposes as ``_saved_<name>`` under the same name
 _SAVED_PARAMS = frozenset({"exponent", "dim", "keepdim", "min", "max", "negative_slope", "alpha",
                            "beta", "threshold", "approximate", "reduction", "ignore_index"})
-_ALPHA_ROWS = frozenset({"AddBackward0", "SubBackward0", "RsubBackward1", "RsubBackward0",
-                         "AddmmBackward0"})
-_DIM_LIST_ROWS = frozenset({"SumBackward1", "MeanBackward1"})
 
 
 def _saved_attribute(node, attr):
@@ -241,13 +238,12 @@ def _saved_attribute(node, attr):
     if role in _SAVED_PARAMS:
         if role in params:
             value = params[role]
-            if role == "dim" and isinstance(value, int) and op.node_name in _DIM_LIST_ROWS:
+            if isinstance(value, int) and role in getattr(op, "int_lists", ()):
                 return (value,)  # an int[] argument in PyTorch
             return value
-        if role == "alpha" and op.node_name in _ALPHA_ROWS:
-            return 1
-        if role == "beta" and op.node_name == "AddmmBackward0":
-            return 1
+        defaults = getattr(op, "param_defaults", None)  # the row's (engine/ops/table.py)
+        if defaults and role in defaults:
+            return defaults[role]
     raise AttributeError(f"'{op.node_name.rsplit(':', 1)[-1]}' object has no attribute '{attr}'")
 
 
@@ -267,9 +263,9 @@ del _role
 
 
 def _np_name(dtype) -> str:
-    return {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor"}.get(
-        np.dtype(dtype).name, np.dtype(dtype).name
-    )
+    from ..dtypes import tensor_type_name
+
+    return tensor_type_name(dtype)[len("torch."):]
 
 
 def _modified_error(dtype, shape, producer, current, version) -> RuntimeError:

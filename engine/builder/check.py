@@ -204,7 +204,10 @@ def error_text(e: BaseException) -> str:
 
 
 def _zeros_like_layout(info) -> np.ndarray:
-    """Zeros of the tensor's shape and dtype, laid out with its strides (``x.t().view(6)`` fails)."""
+    """Zeros of the tensor's shape and dtype, laid out with its strides.
+
+    The layout matters: ``x.t().view(6)`` fails.
+    """
     if info.strides is None or not info.shape or 0 in info.shape:
         return np.zeros(info.shape, dtype=info.dtype)
     span = 1 + sum((n - 1) * s for n, s in zip(info.shape, info.strides))
@@ -218,7 +221,7 @@ def _dry_run(op: OpSpec, operands, params: dict, dry: DryTensors) -> Verdict:
         args = [dry.get(o) for o in operands] + [None] * (2 - len(operands))
         try:
             result = op.run(args[0], args[1], **params)
-        except Exception as e:  # noqa: BLE001 - any refusal of the engine is the reason shown
+        except Exception as e:
             return Verdict(False, error_text(e))
     return verdict_of(result)
 
@@ -311,7 +314,9 @@ def _param_text(param: Param, value) -> str:
     return repr(value)
 
 
-def op_expression(op, operands, params, source, taken=frozenset(), workspace=None) -> tuple[str, tuple[str, ...]]:
+def op_expression(
+    op, operands, params, source, taken=frozenset(), workspace=None
+) -> tuple[str, tuple[str, ...]]:
     """``(the expression as the script would spell it, the import lines it needs)``.
 
     Assumes the operands fit (see ``check_op``); raises BuildError for a bad param. With a

@@ -1,4 +1,5 @@
-"""Text edits a gesture makes: append a statement, add a missing import, spell torch as the script does.
+"""Text edits a gesture makes: append a statement, add a missing import, spell torch as the
+script does.
 
 Every gesture returns a ``CodeEdit`` holding the whole new text; the window applies the smallest
 replacement as one undoable edit and re-runs. Imports are compared by what they bind (parsed with
@@ -20,7 +21,8 @@ FUNCTIONAL_IMPORT = "import torch.nn.functional as F"
 
 @dataclass(frozen=True)
 class CodeEdit:
-    """The script's whole new text, the 1-based line to put the cursor on, and a status-bar summary."""
+    """The script's whole new text, the 1-based line to put the cursor on, and a status-bar
+    summary."""
 
     source: str
     line: int
@@ -28,7 +30,8 @@ class CodeEdit:
 
 
 class BuildError(ValueError):
-    """A gesture that cannot be written, naming the form field at fault (``name``, ``operands``...)."""
+    """A gesture that cannot be written, naming the form field at fault (``name``,
+    ``operands``...)."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
@@ -127,7 +130,10 @@ def import_line_for(module: str, alias: str | None = None) -> str:
 # -- writing -------------------------------------------------------------------------------------
 
 def add_imports(source: str, imports) -> tuple[str, int]:
-    """Insert each import the script lacks after its leading imports; returns (text, lines added)."""
+    """Insert each import the script lacks after its leading imports.
+
+    Returns (text, lines added).
+    """
     tree = _parse(source)
     bound = _bindings(tree.body) if tree is not None else None
     present_text = {line.strip() for line in source.splitlines()}
@@ -167,8 +173,9 @@ def _import_insertion_index(tree, lines) -> int:
     for i, node in enumerate(tree.body):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             at = node.end_lineno
-        elif i == 0 and isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant) \
-                and isinstance(node.value.value, str):
+        elif (i == 0 and isinstance(node, ast.Expr)
+              and isinstance(getattr(node, "value", None), ast.Constant)
+              and isinstance(node.value.value, str)):
             at = node.end_lineno  # a module docstring must stay first
         else:
             break

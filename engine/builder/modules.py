@@ -51,7 +51,8 @@ def parse_sizes(text: str) -> tuple[int, ...]:
         raise FieldRefused("write the layer sizes, e.g. 2, 8, 1 (inputs, hidden, outputs)")
     for size in sizes:
         if size <= 0:
-            raise FieldRefused(f"{size} is not a positive size: every layer needs at least one feature")
+            raise FieldRefused(
+                f"{size} is not a positive size: every layer needs at least one feature")
     return sizes
 
 
@@ -169,13 +170,13 @@ def _dry_linear_class():
     global _DRY_LINEAR
     if _DRY_LINEAR is None:
         from .. import nn
-        from .tensor_form import _TORCH_SCALAR_NAMES
+        from ..dtypes import scalar_type_name
 
         class DryLinear(nn.Linear):
             def forward(self, input):
                 if self.bias is not None and isinstance(input, Tensor) and input.ndim > 0 \
                         and input._data.dtype != self.weight._data.dtype:
-                    names = [_TORCH_SCALAR_NAMES.get(t._data.dtype.name, t._data.dtype.name)
+                    names = [scalar_type_name(t._data.dtype)
                              for t in (input, self.weight)]
                     raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
                                        f"{names[0]} and {names[1]}")
@@ -237,7 +238,7 @@ def _dry_call(spec: ModuleSpec, operand: str, workspace) -> Verdict:
             module = build_module(spec)
             x = DryTensors(workspace).get(operand)
             result = module(x)
-        except Exception as e:  # noqa: BLE001 - any refusal of the engine is the reason shown
+        except Exception as e:
             return Verdict(False, error_text(e))
     return verdict_of(result)
 

@@ -36,7 +36,7 @@ def _engine_refusal(workspace, name: str, call) -> str | None:
     with dry_run_context():
         try:
             call(dry.get(name))
-        except Exception as e:  # noqa: BLE001 - the engine's refusal is the reason shown
+        except Exception as e:
             return error_text(e)
     return None
 
@@ -76,14 +76,15 @@ def _second_backward_refusal() -> str | None:
         root.backward()
         try:
             root.backward()
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             return error_text(e)
     return None
 
 
 def _requires_grad(info, workspace) -> tuple[bool, str | None]:
     if not info.is_leaf:
-        return False, f"{info.name} is computed by {info.grad_fn}: it requires grad through its inputs"
+        return False, (f"{info.name} is computed by {info.grad_fn}: "
+                       "it requires grad through its inputs")
     refusal = _engine_refusal(workspace, info.name, lambda t: t.requires_grad_())
     if refusal:
         return False, refusal
@@ -120,10 +121,13 @@ def node_actions(workspace, tensor_name: str, source: str) -> list[NodeAction]:
         actions.append(NodeAction("backward_ones", "Backward with ones", ok, why,
                                   f"{n}.backward(gradient={torch}.ones_like({n}))"))
     detached = _detached_name(n, workspace)
-    actions.append(NodeAction("detach", "Detach into a new name", True, None, f"{detached} = {n}.detach()"))
+    actions.append(NodeAction("detach", "Detach into a new name", True, None,
+                              f"{detached} = {n}.detach()"))
     refusal = _engine_refusal(workspace, n, lambda t: t.item())
-    actions.append(NodeAction("item", "Print value (.item())", refusal is None, refusal, f"print({n}.item())"))
-    actions.append(NodeAction("tolist", "Print values (.tolist())", True, None, f"print({n}.tolist())"))
+    actions.append(NodeAction("item", "Print value (.item())", refusal is None, refusal,
+                              f"print({n}.item())"))
+    actions.append(NodeAction("tolist", "Print values (.tolist())", True, None,
+                              f"print({n}.tolist())"))
     ok, why = _requires_grad(info, workspace)
     actions.append(NodeAction("requires_grad_", "Require grad", ok, why, f"{n}.requires_grad_()"))
     ok, why = _print_grad(info)
@@ -131,7 +135,9 @@ def node_actions(workspace, tensor_name: str, source: str) -> list[NodeAction]:
     return actions
 
 
-def apply_node_action(source: str, workspace, tensor_name: str, action_id: str, name=None) -> CodeEdit:
+def apply_node_action(
+    source: str, workspace, tensor_name: str, action_id: str, name=None
+) -> CodeEdit:
     """Append the action's line; ``name`` renames ``detach``'s result (else a suggested one)."""
     actions = {a.id: a for a in node_actions(workspace, tensor_name, source)}
     if not actions:

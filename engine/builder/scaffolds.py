@@ -20,7 +20,6 @@ from ..events import hub
 from .edits import BuildError, CodeEdit, FieldRefused, append_statement, torch_import
 from .names import name_problem
 
-
 # -- optimizers -----------------------------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ import ast
 import math
 from dataclasses import dataclass
 
-
 from .. import creation
+from ..dtypes import scalar_type_name
 from ..events import hub
 from ..script.limits import Limits
 from .edits import BuildError, CodeEdit, FieldRefused, append_statement, torch_import
@@ -25,10 +25,6 @@ DTYPES = ("auto", "float32", "float64", "float16", "int64", "int32", "int16", "i
 FIELDS = ("name", "values", "shape", "dtype", "requires_grad")  # the order reasons are reported in
 
 DEFAULT_FLOAT = "float32"
-# PyTorch's C++ names for dtypes, as its "not implemented for 'Long'" messages spell them.
-_TORCH_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-                       "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                       "bool": "Bool"}
 _REQUIRES_GRAD_MESSAGE = "Only Tensors of floating point and complex dtype can require gradients"
 
 
@@ -120,7 +116,8 @@ def parse_whole_numbers(text: str, example: str) -> tuple[int, ...]:
             numbers.append(int(part, 10))
         except ValueError:
             what = f"'{part}'" if part else "an empty entry"
-            raise FieldRefused(f"{what} is not a whole number: write sizes like {example}") from None
+            raise FieldRefused(
+                f"{what} is not a whole number: write sizes like {example}") from None
     return tuple(numbers)
 
 
@@ -191,7 +188,7 @@ def _factory_errors(form: TensorForm, dtype: str, errors: dict) -> None:
         errors["shape"] = (f"tensor too large: {numel} elements (the limit is "
                            f"{Limits().max_tensor_elements})")
         return
-    scalar_name = _TORCH_SCALAR_NAMES[dtype]
+    scalar_name = scalar_type_name(dtype)  # as "not implemented for 'Long'" spells it
     if form.mode == "arange":
         if not shape:
             errors["shape"] = "arange needs a length: write e.g. 6, or 2, 3 for a 2x3 grid"

@@ -27,7 +27,8 @@ class TensorInfo:
     retains_grad: bool
     has_grad: bool
     graph_freed: bool = False  # a backward() already freed part of its graph: another one fails
-    graph_name: str | None = None  # the graph's name for it (node id ``t:<graph_name>``) if not ``name``
+    # the graph's name for it (node id ``t:<graph_name>``) if not ``name``
+    graph_name: str | None = None
     strides: tuple[int, ...] | None = None  # in elements, only when not contiguous (``view`` cares)
 
     @property
@@ -120,11 +121,14 @@ def describe(namespace: dict, source: str = "") -> Workspace:
 
 
 def script_expression(graph_name: str) -> str:
-    """The expression for a graph name: ``model.0.weight`` (a Sequential's child) is ``model[0].weight``."""
+    """The expression for a graph name: ``model.0.weight`` (a Sequential's child) is
+    ``model[0].weight``."""
     return naming.script_expression(graph_name)
 
 
-def tensor_info(name: str, t: Tensor, freed_memo: dict | None = None, graph_name: str | None = None) -> TensorInfo:
+def tensor_info(
+    name: str, t: Tensor, freed_memo: dict | None = None, graph_name: str | None = None
+) -> TensorInfo:
     fn = t.grad_fn
     return TensorInfo(
         name=name,
@@ -157,7 +161,8 @@ def _graph_freed(root, memo: dict) -> bool:
             continue
         nexts = [n for n, _ in getattr(node, "next_functions", ()) if n is not None]
         if children_done:
-            memo[id(node)] = bool(getattr(node, "freed", False)) or any(memo.get(id(n), False) for n in nexts)
+            memo[id(node)] = (bool(getattr(node, "freed", False))
+                              or any(memo.get(id(n), False) for n in nexts))
             continue
         memo[id(node)] = False  # in progress; graphs are acyclic, so never read before final
         stack.append((node, True))

@@ -4,8 +4,8 @@
 GraphFileError naming the field (or line and column); ``save(path, gf)`` writes atomically;
 ``dumps(gf)`` gives the text. ``capture_state``/``restore_state`` move a script's tensors and
 optimizers into and out of a SavedState. Submodules: ``recovery`` (autosave, offered back after a
-crash) and ``npz`` (gradient buffers as ``.npz``); ``example_paths()`` lists the bundled examples. The format: docs/gstep-format.md and
-resources/gstep.schema.json.
+crash) and ``npz`` (gradient buffers as ``.npz``); ``example_paths()`` lists the bundled
+examples. The format: docs/gstep-format.md and resources/gstep.schema.json.
 """
 
 from __future__ import annotations
@@ -13,8 +13,19 @@ from __future__ import annotations
 from . import npz, recovery
 from .errors import GraphFileError
 from .format import (
-    FORMAT_NAME, FORMAT_VERSION, Breakpoint, DataBreakpoints, GraphFile, Recorded, RecordedEdge,
-    RecordedNode, SavedOptimizer, SavedState, SavedTensor, Settings, ViewState,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    Breakpoint,
+    DataBreakpoints,
+    GraphFile,
+    Recorded,
+    RecordedEdge,
+    RecordedNode,
+    SavedOptimizer,
+    SavedState,
+    SavedTensor,
+    Settings,
+    ViewState,
 )
 from .gallery import EXAMPLES_DIR, example_paths
 from .io import dumps, load, loads, save, write_atomic
@@ -23,7 +34,9 @@ from .snapshot import capture_state, restore_state
 
 __all__ = [
     "FORMAT_NAME", "FORMAT_VERSION", "Breakpoint", "DataBreakpoints", "DEFAULT_LIMITS",
-    "EXAMPLES_DIR", "GraphFile", "GraphFileError", "ReadLimits", "Recorded", "RecordedEdge", "RecordedNode",
+    "EXAMPLES_DIR", "GraphFile", "GraphFileError", "ReadLimits", "Recorded", "RecordedEdge",
+    "RecordedNode",
     "SavedOptimizer", "SavedState", "SavedTensor", "Settings", "ViewState", "capture_state",
-    "dumps", "example_paths", "load", "loads", "npz", "recovery", "restore_state", "save", "write_atomic",
+    "dumps", "example_paths", "load", "loads", "npz", "recovery", "restore_state", "save",
+    "write_atomic",
 ]

@@ -2,8 +2,9 @@
 
 The archive holds one array per gradient, named after where the user finds it: ``w`` for a
 tensor bound to ``w``, ``model.fc1.weight`` for a module's parameter, ``layers[3]`` for a tensor in
-a list, ``d['w']`` in a dict (the names of ``engine.naming``, as the graph and the session's). Only buffers PyTorch keeps are exported: leaves' ``.grad`` and the ``.grad`` of non-leaf
-tensors that called ``retain_grad()``; tensors whose grad is None are left out.
+a list, ``d['w']`` in a dict (the names of ``engine.naming``, as the graph and the session's).
+Only buffers PyTorch keeps are exported: leaves' ``.grad`` and the ``.grad`` of non-leaf tensors
+that called ``retain_grad()``; tensors whose grad is None are left out.
 """
 
 from __future__ import annotations

@@ -12,13 +12,25 @@ from __future__ import annotations
 import math
 import re
 
+from ..script.limits import Limits
 from .codec import decode_array, describe
 from .errors import GraphFileError
 from .format import (
-    FORMAT_NAME, FORMAT_VERSION, LIMIT_NAMES, Breakpoint, DataBreakpoints, GraphFile, Recorded,
-    RecordedEdge, RecordedNode, SavedOptimizer, SavedState, SavedTensor, Settings, ViewState,
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    LIMIT_NAMES,
+    Breakpoint,
+    DataBreakpoints,
+    GraphFile,
+    Recorded,
+    RecordedEdge,
+    RecordedNode,
+    SavedOptimizer,
+    SavedState,
+    SavedTensor,
+    Settings,
+    ViewState,
 )
-from ..script.limits import Limits
 from .limits import DEFAULT_LIMITS, ReadLimits
 from .lines import line_count
 from .parse import NonStandardNumber

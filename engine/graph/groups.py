@@ -11,7 +11,6 @@ That covers what ``nn.Linear`` and friends do; activations in between stay outsi
 from __future__ import annotations
 
 
-
 def infer_groups(nodes: list, edges: list) -> None:
     """Set ``group`` on unannotated function nodes from their inputs.
 

@@ -9,7 +9,7 @@ accumulator and read a node's creation number.
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 from .ids import PathId, label_of, tensor_id
 

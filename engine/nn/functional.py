@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..dtypes import result_type
+from ..dtypes import result_type, scalar_type_name
 from ..ops import api
 from ..ops.dispatch import apply
 from ..ops.table import OPS
@@ -43,12 +43,8 @@ def legacy_reduction(size_average, reduce, emit_warning: bool = True) -> str:
     return result
 
 
-_TITLES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-           "bool": "Bool", "uint8": "Byte", "float16": "Half", "int16": "Short", "int8": "Char"}
-
-
 def _dtype_title(t: Tensor) -> str:
-    return _TITLES.get(t._data.dtype.name, t._data.dtype.name)
+    return scalar_type_name(t._data.dtype)
 
 
 # -- layers ----------------------------------------------------------------------------------------
@@ -233,7 +229,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "me
         dt = result_type(input._data, target._data)
         if dt.kind != "f":  # PyTorch has no integer kernel
             raise NotImplementedError(
-                f'"mse_cpu" not implemented for \'{_TITLES.get(dt.name, dt.name)}\''
+                f'"mse_cpu" not implemented for \'{scalar_type_name(dt)}\''
             )
     return apply(OPS["mse_loss"], input, target, reduction=reduction)
 
@@ -523,3 +519,277 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                      pos_weight=pw, reduction=reduction, out_dtype=y_dt)
     return apply(OPS["binary_cross_entropy_with_logits"], input, target, weight=w,
                  pos_weight=pw, reduction=reduction)
+
+
+def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False):
+    """PyTorch's CPU dropout: ``noise = empty_like(input).bernoulli_(1 - p)`` (a 53-bit uniform
+    per element, kept when below 1 - p), ``noise.div_(1 - p)``, then ``input * noise``
+    (``MulBackward0``; ``mul_`` in place). Not training, p = 0 or no elements: ``input`` itself."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input._data.size == 0:
+        return input
+    from .. import random as _random
+
+    arr = input._data
+    if p == 1:
+        noise = Tensor._wrap(np.zeros((), dtype=arr.dtype))
+    else:
+        keep = _random.bernoulli_scalar(_random.default_generator, arr.size, 1.0 - p)
+        scale = np.asarray(1.0, arr.dtype) / np.asarray(1.0 - p, arr.dtype)
+        noise = Tensor._wrap((keep * scale).astype(arr.dtype).reshape(arr.shape))
+    return input.mul_(noise) if inplace else api.mul(input, noise)
+
+
+# -- layers: convolution, pooling, padding (rows under "# -- layers" in engine/ops/table.py) -------
+
+def _ntuple(value, n: int) -> tuple:
+    if isinstance(value, (tuple, list)):
+        return tuple(int(v) for v in value) if len(value) != 1 else (int(value[0]),) * n
+    return (int(value),) * n
+
+
+def _shape_text(shape) -> str:
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def pad(input, pad, mode: str = "constant", value=None):
+    """Constant padding (``ConstantPadNdBackward0``): ``pad`` gives (before, after) pairs from the
+    last dimension backwards; negative amounts crop."""
+    if mode != "constant":
+        raise NotImplementedError(f"F.pad mode {mode!r} is not implemented by the engine")
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {input.ndim}")
+    return apply(OPS["constant_pad_nd"], input, pad=pad, value=0 if value is None else value)
+
+
+def _conv(input, weight, bias, stride, padding, dilation, groups, nd: int, name: str):
+    if input.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {name}, but got "
+            f"input of size: {_shape_text(input.shape)}")
+    x_dt, w_dt = input._data.dtype, weight._data.dtype
+    if x_dt != w_dt:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(x_dt)} but found "
+                           f"{scalar_type_name(w_dt)}")
+    if bias is not None:
+        if bias._data.dtype != x_dt:
+            raise RuntimeError(
+                f"Input type ({_c_type(x_dt)}) and bias type ({_c_type(bias._data.dtype)}) "
+                "should be the same")
+        if bias.ndim != 1 or bias.shape[0] != weight.shape[0]:
+            raise RuntimeError(
+                f"Given weight of size {_shape_text(weight.shape)}, expected bias to be "
+                f"1-dimensional with {weight.shape[0]} elements, but got bias of size "
+                f"{_shape_text(bias.shape)} instead")
+    stride = _ntuple(stride, nd)
+    dilation = _ntuple(dilation, nd)
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    kernel = tuple(weight.shape[2:])
+    extra = None
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = (0,) * nd
+        elif padding == "same":
+            if any(s != 1 for s in stride):
+                raise RuntimeError("padding='same' is not supported for strided convolutions")
+            total = [d * (k - 1) for d, k in zip(dilation, kernel)]
+            padding = tuple(t // 2 for t in total)
+            extra = tuple(t - 2 * (t // 2) for t in total)
+            if any(extra):
+                warnings.warn(
+                    "Using padding='same' with even kernel lengths and odd dilation may require "
+                    "a zero-padded copy of the input be created", UserWarning, stacklevel=3)
+            else:
+                extra = None
+        else:
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+    else:
+        padding = _ntuple(padding, nd)
+        if any(p < 0 for p in padding):
+            raise RuntimeError("negative padding is not supported")
+    unbatched = input.ndim == nd + 1
+    shape = ((1,) if unbatched else ()) + tuple(input.shape)
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if weight.shape[0] % groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size [{_shape_text(weight.shape)}] instead")
+    if shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {_shape_text(weight.shape)}, expected "
+            f"input{_shape_text(shape)} to have {weight.shape[1] * groups} channels, but got "
+            f"{shape[1]} channels instead")
+    x = api.unsqueeze(input, 0) if unbatched else input
+    if extra is not None:  # PyTorch pads the odd remainder on the far side first
+        widths = []
+        for e in reversed(extra):
+            widths += [0, e]
+        x = pad(x, widths)
+    sizes = x.shape[2:]
+    padded = tuple(s + 2 * p for s, p in zip(sizes, padding))
+    eff = tuple(d * (k - 1) + 1 for d, k in zip(dilation, kernel))
+    if any(e > p for e, p in zip(eff, padded)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). "
+            f"Kernel size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than "
+            "actual input size")
+    out = apply(OPS["convolution"], x, weight, bias, stride=stride, padding=padding,
+                dilation=dilation, groups=groups)
+    return api.squeeze(out, 0) if unbatched else out
+
+
+def _c_type(dtype) -> str:
+    return {"Float": "float", "Double": "double", "Half": "c10::Half", "Long": "long int",
+            "Int": "int"}.get(scalar_type_name(dtype), scalar_type_name(dtype).lower())
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution (cross-correlation) over (N, C, L) or (C, L) input
+    (``ConvolutionBackward0``)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution (cross-correlation) over (N, C, H, W) or (C, H, W) input
+    (``ConvolutionBackward0``)."""
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def _pool_args(input, kernel_size, stride, padding, dilation, avg=False):
+    if avg and input.ndim not in (3, 4):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
+                           f"for input, but got:{_shape_text(input.shape)}")
+    if input.ndim not in (3, 4) or input._data.size == 0:
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    kernel = _ntuple(kernel_size, 2)
+    stride = kernel if stride is None or stride == [] or stride == () else _ntuple(stride, 2)
+    padding = _ntuple(padding, 2)
+    dilation = _ntuple(dilation, 2)
+    for k, d, p in zip(kernel, dilation, padding):
+        if p > ((k - 1) * d + 1) // 2:
+            raise RuntimeError(
+                "pad should be at most half of effective kernel size, but got "
+                f"pad={p}, kernel_size={k} and dilation={d}")
+    return kernel, stride, padding, dilation
+
+
+def _check_pool_output(input, kernel, stride, padding, dilation, ceil_mode) -> None:
+    from ..ops.layers import pool_out_size
+
+    c, h, w = input.shape[-3:]
+    ho = pool_out_size(h, kernel[0], stride[0], padding[0], dilation[0], ceil_mode)
+    wo = pool_out_size(w, kernel[1], stride[1], padding[1], dilation[1], ceil_mode)
+    if ho < 1 or wo < 1:
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
+                           f"({c}x{ho}x{wo}). Output size is too small")
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """Max over each window (``MaxPool2DWithIndicesBackward0``); with ``return_indices`` also
+    the flat position in each input plane of every max."""
+    kernel, stride, padding, dilation = _pool_args(input, kernel_size, stride, padding, dilation)
+    _check_pool_output(input, kernel, stride, padding, dilation, ceil_mode)
+    params = dict(kernel=kernel, stride=stride, padding=padding, dilation=dilation,
+                  ceil_mode=bool(ceil_mode))
+    out = apply(OPS["max_pool2d"], input, **params)
+    if return_indices:
+        from ..ops.layers import max_pool_indices
+
+        return out, Tensor._wrap(max_pool_indices(input._data, **params))
+    return out
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """Mean over each window (``AvgPool2DBackward0``)."""
+    kernel, stride, padding, _ = _pool_args(input, kernel_size, stride, padding, 1, avg=True)
+    _check_pool_output(input, kernel, stride, padding, (1, 1), ceil_mode)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    return apply(OPS["avg_pool2d"], input, kernel=kernel, stride=stride, padding=padding,
+                 ceil_mode=bool(ceil_mode), count_include_pad=bool(count_include_pad),
+                 divisor_override=divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average over PyTorch's adaptive windows (``AdaptiveAvgPool2DBackward0``); an output of
+    1 x 1 is ``input.mean((-1, -2), keepdim=True)`` (``MeanBackward1``), as PyTorch computes it."""
+    if isinstance(output_size, (tuple, list)) and input.ndim <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    if input.ndim not in (3, 4):
+        raise RuntimeError(
+            f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {_shape_text(input.shape)}")
+    if not isinstance(output_size, (tuple, list)):
+        output_size = (output_size, output_size)
+    size = tuple(int(input.shape[-2 + i] if s is None else s) for i, s in enumerate(output_size))
+    if size == (1, 1):
+        return api.mean(input, (-1, -2), keepdim=True)
+    return apply(OPS["adaptive_avg_pool2d"], input, output_size=size)
+
+
+# -- normalisation and embedding (rows under "# -- layers" in engine/ops/table.py) -----------------
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """``NativeBatchNormBackward0``. Training: normalises with the batch's statistics and updates
+    ``running_mean`` / ``running_var`` in place (unbiased variance, factor ``momentum``) without
+    a version bump, as PyTorch's kernel; otherwise uses the running statistics."""
+    if training:
+        size = tuple(input.shape)
+        n = size[0] * int(np.prod(size[2:]))
+        if n == 1:
+            raise ValueError("Expected more than 1 value per channel when training, got input "
+                             f"size {input.shape!r}")
+    rm = None if running_mean is None else running_mean._data
+    rv = None if running_var is None else running_var._data
+    if not training:
+        if rm is None or rv is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        rm, rv = rm.copy(), rv.copy()  # what this call normalised with, for its backward
+    return apply(OPS["native_batch_norm"], input, weight, bias, running_mean=rm, running_var=rv,
+                 training=bool(training), momentum=momentum, eps=eps)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """``NativeLayerNormBackward0``: normalises over the trailing ``normalized_shape`` dims."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    return apply(OPS["native_layer_norm"], input, weight, bias, normalized_shape=shape, eps=eps)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of ``weight`` looked up by ``input`` (``EmbeddingBackward0``, one edge: weight)."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError(
+            "embedding: max_norm, scale_grad_by_freq and sparse are not implemented by the engine")
+    idx = input._data if isinstance(input, Tensor) else np.asarray(input)
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got torch.{scalar_type_name(idx.dtype)}Tensor instead (while "
+            "checking arguments for embedding)")
+    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+    return apply(OPS["embedding"], weight, indices=idx, padding_idx=padding_idx,
+                 num_weights=weight.shape[0])

@@ -1,5 +1,6 @@
-"""``nn.init``: fill tensors in place (without recording a graph), drawing from the engine's
-generator ``engine.creation.rng()`` so that a seeded run is repeatable."""
+"""``nn.init``: fill tensors in place (without recording a graph), as PyTorch's own functions do
+it: through ``tensor.uniform_`` / ``tensor.normal_`` (``engine.random``), so that after
+``manual_seed`` every weight equals PyTorch's."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 
 import numpy as np
 
-from .. import creation
+from .. import random as _random
 from ..autograd.grad_mode import no_grad
 
 
@@ -61,12 +62,66 @@ def _calculate_correct_fan(tensor, mode: str) -> int:
 
 def uniform_(tensor, a: float = 0.0, b: float = 1.0, generator=None):
     """Fill with values drawn from U(a, b)."""
-    return _write(tensor, creation.rng().uniform(a, b, tensor.shape))
+    with no_grad():
+        return _random.uniform_(tensor, a, b, generator=generator)
 
 
 def normal_(tensor, mean: float = 0.0, std: float = 1.0, generator=None):
     """Fill with values drawn from N(mean, std²)."""
-    return _write(tensor, creation.rng().normal(mean, std, tensor.shape))
+    with no_grad():
+        return _random.normal_(tensor, mean, std, generator=generator)
+
+
+def trunc_normal_(tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator=None):
+    """PyTorch's rejection sampling. When [a, b] holds more than 0.3 of the mass: ``normal_``,
+    then the whole tensor redrawn (``normal_`` on a new tensor) for the elements outside, until
+    none is; otherwise uniform proposals on [a, b] accepted when ``log(U) <= log_pdf``."""
+    def norm_cdf(x):
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        import warnings
+
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    g = _random._gen(generator)
+    arr = tensor._data
+    dt = arr.dtype
+    n = arr.size
+    with no_grad():
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if p > 0.3:
+            lo, hi = float(dt.type(a)), float(dt.type(b))
+            _random.normal_(tensor, mean, std, generator=generator)
+            result = _random._iteration_view(arr).reshape(-1).copy()
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                fresh = _random.normal(g, n, mean, std, dt)
+                result = np.where(mask, fresh, result)
+            return _random._write(tensor, result)
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        f = dt.type
+
+        def log_pdf(c):
+            c = (c - f(mean)) / f(std)
+            return (c * c) * f(-0.5) - f(log_peak)
+
+        def accept_draw():
+            with np.errstate(divide="ignore"):
+                return np.log(_random.uniform(g, n, 0.0, 1.0, dt))
+
+        _random.uniform_(tensor, a, b, generator=generator)
+        result = _random._iteration_view(arr).reshape(-1).copy()
+        pending = accept_draw() > log_pdf(result)
+        while pending.any():
+            cand = _random.uniform(g, n, a, b, dt)
+            result = np.where(pending, cand, result)
+            pending = np.where(pending, accept_draw() > log_pdf(cand), pending)
+        return _random._write(tensor, result)
 
 
 def constant_(tensor, val: float):
@@ -89,13 +144,13 @@ def xavier_uniform_(tensor, gain: float = 1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def xavier_normal_(tensor, gain: float = 1.0, generator=None):
     """Glorot normal: N(0, std²) with std = gain * sqrt(2 / (fan_in + fan_out))."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
 def kaiming_uniform_(tensor, a: float = 0, mode: str = "fan_in",
@@ -107,7 +162,7 @@ def kaiming_uniform_(tensor, a: float = 0, mode: str = "fan_in",
     fan = _calculate_correct_fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
 def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in",
@@ -117,10 +172,34 @@ def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in",
         warnings_zero_element()
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
-    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
 
 
 def warnings_zero_element() -> None:
     import warnings
 
     warnings.warn("Initializing zero-element tensors is a no-op", UserWarning, stacklevel=3)
+
+
+def orthogonal_(tensor, gain: float = 1.0, generator=None):
+    """PyTorch's draws (``normal_`` on a (rows, numel / rows) matrix, transposed when wide), then
+    QR with the signs of R's diagonal. numpy's QR (LAPACK) is not PyTorch's, so the values agree
+    to rounding, not bit for bit."""
+    if tensor.dim() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    from ..tensor import Tensor
+
+    flat = Tensor._wrap(np.empty((rows, cols), dtype=tensor._data.dtype))
+    with no_grad():
+        _random.normal_(flat, 0.0, 1.0, generator=generator)
+    m = flat._data.T if rows < cols else flat._data
+    q, r = np.linalg.qr(m)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _write(tensor, (q.astype(tensor._data.dtype) * tensor._data.dtype.type(gain))
+                  .reshape(tensor.shape))

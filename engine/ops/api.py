@@ -9,8 +9,13 @@ import numbers
 import numpy as np
 
 from ..autograd.grad_mode import state as grad_state
+from ..dtypes import c_type_name as _c_type_name
+from ..dtypes import scalar_type_name as _scalar_type_name
+from ..dtypes import tensor_type_name as _tensor_type_name
 from .dispatch import apply, apply_variadic, edge
+from .table import NODE_OPS as _NODE_OPS
 from .table import OPS
+from .table import spellings as _spellings
 
 _T = None  # the Tensor class, set by install_methods
 _TT: set = set()  # Tensor and its subclasses (``cls in _TT``: isinstance without the metaclass's
@@ -78,20 +83,24 @@ def add(input, other, *, alpha=1):
     oc = other.__class__
     if input.__class__ in _TT and (oc in _TT or oc is float or oc is int) and alpha == 1:
         return apply(_ADD, input, other)  # the common case, before the general handling
-    input, other = _as_tensor_arg(input), _as_tensor_arg(other)
-    if not isinstance(input, _T):
-        input, other = other, input
-    return apply(OPS["add"], input, other, alpha=alpha) if alpha != 1 else apply(OPS["add"], input, other)
+    return _add_sub(_ADD, input, other, alpha)
 
 
 def sub(input, other, *, alpha=1):
     oc = other.__class__
     if input.__class__ in _TT and (oc in _TT or oc is float or oc is int) and alpha == 1:
         return apply(_SUB, input, other)  # the common case, before the general handling
+    return _add_sub(_SUB, input, other, alpha)
+
+
+def _add_sub(op, input, other, alpha):
+    """add/sub past their common case: lists and arrays as tensors, a number first, ``alpha``."""
     input, other = _as_tensor_arg(input), _as_tensor_arg(other)
     if not isinstance(input, _T):
-        return rsub(other, input)
-    return apply(OPS["sub"], input, other, alpha=alpha) if alpha != 1 else apply(OPS["sub"], input, other)
+        if op is _SUB:
+            return rsub(other, input)
+        input, other = other, input
+    return apply(op, input, other, alpha=alpha) if alpha != 1 else apply(op, input, other)
 
 
 def rsub(input, other, *, alpha=1):
@@ -125,24 +134,13 @@ def div(input, other, *, rounding_mode=None):
         return q.trunc() if hasattr(q, "trunc") else q
     if not isinstance(input, _T):
         # PyTorch computes ``2 / x`` as ``x.reciprocal() * 2``.
-        return mul(reciprocal(other), input)
+        return mul(apply(OPS["reciprocal"], other), input)
     return apply(OPS["div"], input, other)
 
 
 true_divide = divide = div
 multiply = mul
 subtract = sub
-
-
-def reciprocal(input):
-    return apply(OPS["reciprocal"], input)
-
-
-def neg(input):
-    return apply(OPS["neg"], input)
-
-
-negative = neg
 
 
 def pow(input, exponent):  # noqa: A001
@@ -172,35 +170,39 @@ def _promoted_for(input, *scalars):
     return input if dt == input._data.dtype else to(input, dt)
 
 
-def _unary(name):
-    op = OPS[name]
+# -- the functions made from the rows (``make=`` in the op table) ---------------------------------
 
+def _unary(op):
     def fn(input):
         return apply(op, input)
 
-    fn.__name__ = name
     return fn
 
 
-abs = _unary("abs")  # noqa: A001
-absolute = abs
-exp = _unary("exp")
-log = _unary("log")
-sqrt = _unary("sqrt")
-sin = _unary("sin")
-cos = _unary("cos")
-tanh = _unary("tanh")
-sigmoid = _unary("sigmoid")
-relu = _unary("relu")
-sign = _unary("sign")
-trunc = _unary("trunc")
-fix = trunc
-floor = _unary("floor")
-ceil = _unary("ceil")
-isnan = _unary("isnan")
-isinf = _unary("isinf")
-isfinite = _unary("isfinite")
-logical_not = _unary("logical_not")
+def _binary(op):
+    def fn(input, other):
+        return apply(op, _as_tensor_arg(input), _as_tensor_arg(other))
+
+    return fn
+
+
+def _unary_inplace(op):
+    def method(self):
+        return inplace(op.name, self)
+
+    return method
+
+
+_MAKERS = {"unary": _unary, "binary": _binary}
+_MADE: dict = {}  # {row name: the function made from it}, bound below under its torch.x spellings
+for _op in OPS.values():
+    if _op.make is not None:
+        _fn = _MADE[_op.name] = _MAKERS[_op.make](_op)
+        _names = [s_[len("torch."):] for s_ in _op.api if s_.startswith("torch.")]
+        _fn.__name__ = _fn.__qualname__ = _names[0] if _names else _op.name
+        for _name in _names:
+            globals()[_name] = _fn
+del _op, _fn, _names, _name
 
 
 def round(input, decimals=0):  # noqa: A001
@@ -239,22 +241,6 @@ def where(condition, input=None, other=None):
     return apply(OPS["where"], condition, input, other)
 
 
-def _binary_nondiff(name):
-    def fn(input, other):
-        return apply(OPS[name], _as_tensor_arg(input), _as_tensor_arg(other))
-
-    fn.__name__ = name
-    return fn
-
-
-eq = _binary_nondiff("eq")
-ne = _binary_nondiff("ne")
-lt = _binary_nondiff("lt")
-le = _binary_nondiff("le")
-gt = _binary_nondiff("gt")
-ge = _binary_nondiff("ge")
-logical_and = _binary_nondiff("logical_and")
-logical_or = _binary_nondiff("logical_or")
 def _scalar_or_tensor(name):
     """Ops with a Scalar overload (one edge) and a Tensor overload (two): ``x % 2``, ``x % y``."""
 
@@ -387,16 +373,9 @@ def _mean(input, dim, keepdim, dtype, axis, method):
                  **extra)
 
 
-_TITLES = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-           "bool": "Bool", "uint8": "Byte", "float16": "Half", "int16": "Short", "int8": "Char"}
-_C_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "bool": "bool", "uint8": "unsigned char", "float16": "c10::Half", "int16": "short int",
-            "int8": "signed char"}
-
-
 def _dtype_title(t) -> str:
     """PyTorch's ScalarType name of a tensor's dtype (``Float``, ``Long``...)."""
-    return _TITLES.get(t._data.dtype.name, t._data.dtype.name)
+    return _scalar_type_name(t._data.dtype)
 
 
 class _MinMax(tuple):
@@ -468,12 +447,12 @@ def _amax_amin(name, input, dim, keepdim):
 
 def argmax(input, dim=None, keepdim=False):
     d = None if dim is None else _norm_dim(dim, input.ndim)
-    return _T._wrap(np.asarray(np.argmax(input._data, axis=d, keepdims=keepdim), dtype=np.int64))
+    return apply(OPS["argmax"], input, dim=d, keepdim=keepdim)
 
 
 def argmin(input, dim=None, keepdim=False):
     d = None if dim is None else _norm_dim(dim, input.ndim)
-    return _T._wrap(np.asarray(np.argmin(input._data, axis=d, keepdims=keepdim), dtype=np.int64))
+    return apply(OPS["argmin"], input, dim=d, keepdim=keepdim)
 
 
 def _no_kernel(name, input, dim):
@@ -484,26 +463,24 @@ def _no_kernel(name, input, dim):
     )
 
 
-def softmax(input, dim=None, dtype=None):
+def _softmax_kind(name, input, dim, dtype):
+    """softmax / log_softmax: the row ``name`` over ``dim`` (floating input only, as PyTorch)."""
     if dtype is not None:
         input = input.to(dtype)
     d = _norm_dim(dim, input.ndim)
     if input._data.dtype.kind != "f":
         if input._data.size:
-            raise _no_kernel("softmax", input, d)
+            raise _no_kernel(name, input, d)
         return _T._wrap(np.empty_like(input._data))  # nothing to compute: no kernel is asked
-    return apply(OPS["softmax"], input, dim=d)
+    return apply(OPS[name], input, dim=d)
+
+
+def softmax(input, dim=None, dtype=None):
+    return _softmax_kind("softmax", input, dim, dtype)
 
 
 def log_softmax(input, dim=None, dtype=None):
-    if dtype is not None:
-        input = input.to(dtype)
-    d = _norm_dim(dim, input.ndim)
-    if input._data.dtype.kind != "f":
-        if input._data.size:
-            raise _no_kernel("log_softmax", input, d)
-        return _T._wrap(np.empty_like(input._data))  # nothing to compute: no kernel is asked
-    return apply(OPS["log_softmax"], input, dim=d)
+    return _softmax_kind("log_softmax", input, dim, dtype)
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
@@ -522,11 +499,7 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return apply(OPS["vector_norm"], input, ord=p, dim=dim, keepdim=keepdim)
 
 
-# -- log1p, expm1 and the added reductions and scans: prod, var, std, cumsum -----------------------
-
-log1p = _unary("log1p")
-expm1 = _unary("expm1")
-
+# -- prod, var, std, cumsum ------------------------------------------------------------------------
 
 def _invalid_combination(name, *args):
     got = ", ".join(type(a).__name__ if not isinstance(a, _T) else "Tensor" for a in args)
@@ -669,7 +642,7 @@ def _mm(a, b):
     if a._data.dtype != b._data.dtype:
         raise RuntimeError(
             "expected m1 and m2 to have the same dtype, but got: "
-            f"{_C_NAMES.get(a._data.dtype.name)} != {_C_NAMES.get(b._data.dtype.name)}"
+            f"{_c_type_name(a._data.dtype)} != {_c_type_name(b._data.dtype)}"
         )
     return _mm_apply(_MM, a, b)
 
@@ -815,7 +788,7 @@ def _should_fold(a, b) -> bool:
     data = t1._data if larger else np.swapaxes(t1._data, -1, -2)
     strides = [st // data.itemsize for st in data.strides]
     shape = data.shape
-    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(data.ndim - 2))
+    return builtins.all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(data.ndim - 2))
 
 
 def _unsafe_view(x, shape):
@@ -991,17 +964,14 @@ def contiguous(input, memory_format=None):
     return clone(input)
 
 
-def to(input, *args, dtype=None, copy=False, **kwargs):
+def to(input, *args, **kwargs):
     from .. import dtypes as dt_mod
+    from ..device import parse_to
 
-    for a in args:
-        if isinstance(a, _T):
-            dtype = a.dtype
-        elif not isinstance(a, str) and type(a).__name__ != "device":
-            dtype = a  # an engine dtype, a numpy dtype or a Python type
-    if dtype is None:
+    _, dtype, copy = parse_to(args, kwargs)  # torch's signatures; a device other than cpu raises
+    if dtype is None and not copy:
         return input
-    target = dt_mod.to_numpy_dtype(dtype)
+    target = input._data.dtype if dtype is None else dt_mod.to_numpy_dtype(dtype)
     if target == input._data.dtype and not copy:
         return input
     return apply(OPS["to_dtype"], input, dtype=target)
@@ -1049,19 +1019,14 @@ def stack(tensors, dim=0):
 
 # -- indexing --------------------------------------------------------------------------------------
 
-_UNBIND = None
+_UNBIND = _NODE_OPS["unbind"]
 
 
 def unbind(input, dim=0):
     """The slices along ``dim``, as views recorded by one UnbindBackward0 node (output k is slice
     k): what iterating a tensor gives in PyTorch (``for row in x``, ``a, b = x``)."""
-    global _UNBIND
     from ..autograd.node import UnbindNode
 
-    if _UNBIND is None:
-        from .table import Op
-
-        _UNBIND = Op("unbind", "UnbindBackward0", None, None, roles=())
     if input._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _norm_dim(dim, input._data.ndim)
@@ -1351,7 +1316,402 @@ def copy_(self, src):
     return copy_from(self, src)
 
 
+# -- issue 14: all/any, new_*, triangles, masks, gather/scatter, index_select/index_copy ----------
+
+def _reduce_bool(name, input, dim, keepdim):
+    if dim is not None:
+        dim = _norm_dims(tuple(dim) if isinstance(dim, list) else dim, input.ndim)
+        if input.ndim == 0:
+            dim = None
+    out = apply(OPS[name], input, dim=dim, keepdim=keepdim)
+    if input._data.dtype == np.uint8:  # PyTorch keeps uint8 for uint8 input
+        out._data = out._data.astype(np.uint8)
+    return out
+
+
+def all(input, dim=None, keepdim=False):
+    return _reduce_bool("all", input, dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False):
+    return _reduce_bool("any", input, dim, keepdim)
+
+
+def _new(self, shape, fill, dtype, requires_grad):
+    from ..dtypes import to_numpy_dtype
+
+    dt = self._data.dtype if dtype is None else to_numpy_dtype(dtype)
+    data = np.empty(shape, dt) if fill is None else np.full(shape, fill, dt)
+    out = _T._wrap(data)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def _new_shape(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)) or len(size) == 1 and (
+            type(size[0]).__name__ == "Size"):
+        return tuple(int(n) for n in size[0])
+    return tuple(int(n) for n in size)
+
+
+def _new_ones(self, *size, dtype=None, device=None, requires_grad=False, **_):
+    return _new(self, _new_shape(size), 1, dtype, requires_grad)
+
+
+def _new_zeros(self, *size, dtype=None, device=None, requires_grad=False, **_):
+    return _new(self, _new_shape(size), 0, dtype, requires_grad)
+
+
+def _new_empty(self, *size, dtype=None, device=None, requires_grad=False, **_):
+    return _new(self, _new_shape(size), 0, dtype, requires_grad)  # zeros: reproducible
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, **_):
+    return _new(self, _new_shape((size,)), fill_value, dtype, requires_grad)
+
+
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, **_):
+    from ..creation import tensor
+
+    if isinstance(data, _T):
+        data = data._data
+    return tensor(data, dtype=self.dtype if dtype is None else dtype,
+                  requires_grad=requires_grad)
+
+
+def _at_least_2d(name, input):
+    if input.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
+def tril(input, diagonal=0):
+    _at_least_2d("tril", input)
+    return apply(OPS["tril"], input, diagonal=diagonal)
+
+
+def triu(input, diagonal=0):
+    _at_least_2d("triu", input)
+    return apply(OPS["triu"], input, diagonal=diagonal)
+
+
+def tril_(self, diagonal=0):
+    _at_least_2d("tril", self)
+    return _inplace_by_op(OPS["tril"], self, diagonal=diagonal)
+
+
+def triu_(self, diagonal=0):
+    _at_least_2d("triu", self)
+    return _inplace_by_op(OPS["triu"], self, diagonal=diagonal)
+
+
+def _inplace_by_op(op, self, *args, **params):
+    """An in-place op whose other arguments need not match self's shape (scatter_, index_copy_,
+    masked_fill_...): the op's result, written into self; self's grad_fn is the op's node (on a
+    view: moved onto the base, as any in-place write)."""
+    from ..autograd import inplace as _inplace_mod
+    from ..events import OP_RECORDED, hub
+
+    _check_inplace(self)
+    active = hub.active
+    hub.active = False  # the node is announced below, with self as its output
+    try:
+        out = apply(op, self, *args, **params)
+    finally:
+        hub.active = active
+    np.copyto(self._data, out._data, casting="unsafe")
+    self._version.value += 1
+    node = out.grad_fn
+    if node is not None:
+        if _inplace_mod._rebases(self):
+            node = _inplace_mod.rebase_on_base(self, node, self._data)
+        self.grad_fn = node
+        self._requires_grad = True
+        self._retains_grad = False
+        if hub.active:
+            hub.emit(OP_RECORDED, node=node, output=self)
+    return self
+
+
+def _long_dtype_name(dt) -> str:
+    return {"int64": "long int", "int32": "int", "float32": "float", "float64": "double",
+            "uint8": "unsigned char", "int16": "short int", "int8": "signed char"}.get(
+        np.dtype(dt).name, np.dtype(dt).name)
+
+
+def _masked_fill_args(input, mask, value):
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{_long_dtype_name(mask._data.dtype)}")
+    if isinstance(value, _T) and value.ndim != 0:
+        raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value.ndim} dimension(s).")
+    _check_broadcast(input, mask)
+
+
+def masked_fill(input, mask, value):
+    _masked_fill_args(input, mask, value)
+    if isinstance(value, _T):
+        return apply(OPS["masked_fill_tensor"], input, value, mask=mask._data)
+    return apply(OPS["masked_fill"], input, mask=mask._data, value=value)
+
+
+def masked_fill_(self, mask, value):
+    _masked_fill_args(self, mask, value)
+    target = np.broadcast_shapes(self._data.shape, mask._data.shape)
+    if target != self._data.shape:
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
+            f"shape [{', '.join(map(str, target))}]")
+    if isinstance(value, _T):
+        return _inplace_by_op(OPS["masked_fill_tensor"], self, value, mask=mask._data)
+    return _inplace_by_op(OPS["masked_fill"], self, mask=mask._data, value=value)
+
+
+def _shape_list(shape) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _check_along(input, dim, idx, src=None, name="gather"):
+    """gather/scatter's checks: dims, the index no larger than self (and src) except along dim,
+    the index values within range."""
+    if idx.ndim != input.ndim and not (idx.ndim <= 1 and input.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as "
+                           + ("input tensor" if name == "gather" else "self tensor"))
+    for k in range(idx.ndim):
+        too_big = k != dim and idx.shape[k] > input.shape[k]
+        too_big_src = src is not None and src.ndim and idx.shape[k] > src.shape[k]
+        if too_big or too_big_src:
+            if name == "gather":
+                raise RuntimeError(
+                    f"Size does not match at dimension {k} expected index {_shape_list(idx.shape)}"
+                    f" to be no larger than self {_shape_list(input.shape)} apart from dimension "
+                    f"{dim}")
+            raise RuntimeError(
+                f"Expected index {_shape_list(idx.shape)} to be no larger than self "
+                f"{_shape_list(input.shape)} apart from dimension {dim} and to be no larger size "
+                f"than src {_shape_list(src.shape if src is not None else ())}")
+    size = input.shape[dim] if input.ndim else 1
+    if idx.size:
+        bad = idx[(idx < 0) | (idx >= size)]
+        if bad.size:
+            raise RuntimeError(
+                f"index {int(bad.reshape(-1)[0])} is out of bounds for dimension {dim} with size "
+                f"{size}")
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    d = _norm_dim(dim, input.ndim)
+    if not isinstance(index, _T) or index._data.dtype.kind not in "iu":
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    idx = index._data.astype(np.int64, copy=False)
+    _check_along(input, d, idx)
+    return apply(OPS["gather"], input, dim=d, index=idx, shape=input._data.shape)
+
+
+def _scatter_impl(input, dim, index, src=None, value=None, reduce=None, name="scatter",
+                  inplace_=False):
+    if reduce is not None:
+        raise NotImplementedError("scatter with reduce= is not supported by the engine")
+    d = _norm_dim(dim, input.ndim)
+    if not isinstance(index, _T) or index._data.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    idx = index._data.astype(np.int64, copy=False)
+    if src is not None and not isinstance(src, _T):
+        src, value = None, src
+    if src is not None and src._data.dtype != input._data.dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+    _check_along(input, d, idx, src._data if src is not None else None, name="scatter")
+    run = (lambda op, *a, **p: _inplace_by_op(op, input, *a, **p)) if inplace_ else (
+        lambda op, *a, **p: apply(op, input, *a, **p))
+    if name == "scatter_add":
+        return run(OPS["scatter_add"], src, dim=d, index=idx, src_shape=src._data.shape)
+    if src is None:
+        return run(OPS["scatter_value"], dim=d, index=idx, value=value)
+    return run(OPS["scatter"], src, dim=d, index=idx, src_shape=src._data.shape)
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    return _scatter_impl(input, dim, index, src, value, reduce)
+
+
+def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+    return _scatter_impl(self, dim, index, src, value, reduce, inplace_=True)
+
+
+def scatter_add(input, dim, index, src):
+    return _scatter_impl(input, dim, index, src, name="scatter_add")
+
+
+def scatter_add_(self, dim, index, src):
+    return _scatter_impl(self, dim, index, src, name="scatter_add", inplace_=True)
+
+
+def _vector_index(name, index, expected="int32 or int64"):
+    if not isinstance(index, _T) or index._data.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}(): Expected dtype {expected} for index")
+    if index.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    return index._data.astype(np.int64, copy=False).reshape(-1)
+
+
+def index_select(input, dim, index):
+    d = _norm_dim(dim, input.ndim)
+    idx = _vector_index("index_select", index)
+    size = input.shape[d] if input.ndim else 1
+    bad = idx[(idx < 0) | (idx >= size)]
+    if bad.size:
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(bad[0])} "
+                           f"axis_dim={size}")
+    if input.ndim == 0:
+        return apply(OPS["clone"], input)
+    return apply(OPS["index_select"], input, dim=d, index=idx, shape=input._data.shape)
+
+
+def _index_copy_impl(input, dim, index, source, inplace_):
+    d = _norm_dim(dim, input.ndim)
+    idx = _vector_index("index_copy_", index, "int64")
+    n = source.shape[d] if source.ndim else 1
+    if idx.size != n:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({n})")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {_dtype_title(input)} and (source) {_dtype_title(source)}")
+    op = OPS["index_copy"]
+    if inplace_:
+        return _inplace_by_op(op, input, source, dim=d, index=idx)
+    return apply(op, input, source, dim=d, index=idx)
+
+
+def index_copy(input, dim, index, source):
+    return _index_copy_impl(input, dim, index, source, False)
+
+
+def index_copy_(self, dim, index, source):
+    return _index_copy_impl(self, dim, index, source, True)
+
+
+# -- issue 14: flip, repeat/tile, trace ------------------------------------------------------------
+
+def flip(input, dims):
+    if isinstance(dims, (int, np.integer)):
+        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not "
+                        f"{type(dims).__name__}")
+    d = _norm_dims(tuple(dims), input.ndim)
+    return apply(OPS["flip"], input, dims=tuple(d) if input.ndim else ())
+
+
+def _flip_method(self, *dims):
+    return flip(self, _shape_arg(dims))
+
+
+def repeat(input, *repeats):
+    reps = _shape_arg(repeats)
+    if len(reps) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
+                           "dimensions of tensor")
+    sizes = (1,) * (len(reps) - input.ndim) + tuple(input.shape)
+    out = [r * n for r, n in zip(reps, sizes)]
+    for r, n in zip(reps, out):
+        if n < 0 or r < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
+                               f"{_shape_list(out)}")
+    return apply(OPS["repeat"], input, repeats=reps, shape=input._data.shape)
+
+
+def tile(input, dims):
+    reps = _shape_arg((dims,)) if isinstance(dims, (tuple, list)) else (int(dims),)
+    reps = (1,) * (input.ndim - len(reps)) + reps
+    return repeat(input, *reps)
+
+
+def _tile_method(self, *dims):
+    return tile(self, _shape_arg(dims))
+
+
+def trace(input):
+    if input.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
+    return apply(OPS["trace"], input, shape=input._data.shape)
+
+
 # -- installing methods and operators on Tensor ----------------------------------------------------
+
+# The Tensor methods the rows spell (``Tensor.x`` in their ``api``) are installed from the rows:
+# a method is ``_METHODS[x]`` when it differs from the function ``x`` of this module, an in-place
+# ``x_`` without a function of its own runs the row in place, an operator is ``_DUNDERS[x]`` or
+# (for a row with ``make``) the row's function. ``_NOT_OPS``: the methods that record no node.
+
+def _type_method(self, dtype=None):
+    return _tensor_type_name(self._data.dtype) if dtype is None else to(self, dtype)
+
+
+_METHODS = {
+    "sum": _sum_method, "mean": _mean_method, "prod": _prod_method, "var": _var_method,
+    "std": _std_method, "cumsum": _cumsum_method,
+    "flip": _flip_method, "tile": _tile_method,
+    "where": lambda self, c, o: where(c, self, o),
+    "view_as": lambda self, other: view(self, *other.shape),
+    "reshape_as": lambda self, other: reshape(self, *other.shape),
+    "float": lambda self: to(self, np.float32),
+    "double": lambda self: to(self, np.float64),
+    "long": lambda self: to(self, np.int64),
+    "int": lambda self: to(self, np.int32),
+    "bool": lambda self: to(self, np.bool_),
+    "half": lambda self: to(self, np.float16),
+    "type": _type_method,
+}
+_PROPERTIES = {
+    "T": lambda self: permute(self, *reversed(range(self.ndim))),
+    "mT": lambda self: transpose(self, -2, -1),
+}
+_DUNDERS = {
+    "__add__": add, "__radd__": add, "__sub__": sub, "__mul__": mul, "__rmul__": mul,
+    "__truediv__": div, "__pow__": pow, "__matmul__": matmul,
+    "__rsub__": lambda self, o: rsub(self, o),
+    "__rtruediv__": lambda self, o: div(o, self),
+    "__floordiv__": lambda self, o: floor_divide(self, o),
+    "__rfloordiv__": lambda self, o: floor_divide(o, self),
+    "__mod__": lambda self, o: remainder(self, o),
+    "__rpow__": lambda self, o: pow(o, self),
+    "__rmatmul__": lambda self, o: matmul(o, self),
+    # bool tensors: the logical rows; integers: numpy's bitwise operators, recording nothing
+    "__and__": lambda self, o: _MADE["logical_and"](self, o) if self._data.dtype == np.bool_
+    else _bitwise(np.bitwise_and, self, o),
+    "__or__": lambda self, o: _MADE["logical_or"](self, o) if self._data.dtype == np.bool_
+    else _bitwise(np.bitwise_or, self, o),
+    "__invert__": lambda self: _MADE["logical_not"](self) if self._data.dtype == np.bool_
+    else _T._wrap(~self._data),
+    "__getitem__": getitem, "__setitem__": setitem,
+    "__iadd__": lambda self, o: inplace("add", self, o),
+    "__isub__": lambda self, o: inplace("sub", self, o),
+    "__imul__": lambda self, o: inplace("mul", self, o),
+    "__itruediv__": lambda self, o: inplace("div", self, o),
+}
+_NOT_OPS = {
+    "equal": equal, "allclose": allclose,
+    "new_ones": _new_ones, "new_zeros": _new_zeros, "new_empty": _new_empty,
+    "new_full": _new_full, "new_tensor": _new_tensor,
+    "cpu": lambda self: self,
+    "cuda": lambda self, device=None, *a, **k: _cuda_of(device),
+    "__pos__": lambda self: self,
+    "__hash__": lambda self: id(self),
+}
+
+
+def _method(name, ops):
+    """The implementation of ``Tensor.<name>``, which the rows ``ops`` spell."""
+    if name in _METHODS:
+        return _METHODS[name]
+    if name.startswith("__"):
+        # an operator: written here, or the function of a row with ``make`` (``-x``: neg)
+        return _DUNDERS[name] if name in _DUNDERS else _MADE[ops[0].name]
+    if name.endswith("_") and name not in globals():
+        op = ops[0]
+        return _unary_inplace(op) if op.make == "unary" else _make_inplace(op.name)
+    return globals()[name]
+
 
 def install_methods(T) -> None:
     global _T, _TT
@@ -1359,92 +1719,19 @@ def install_methods(T) -> None:
 
     _T = T
     _TT = TENSOR_TYPES
-    m = {
-        "add": add, "sub": sub, "mul": mul, "div": div, "neg": neg, "pow": pow,
-        "multiply": mul, "subtract": sub, "divide": div, "true_divide": div,
-        "abs": abs, "exp": exp, "log": log, "sqrt": sqrt, "sin": sin, "cos": cos, "tanh": tanh,
-        "sigmoid": sigmoid, "relu": relu, "sign": sign, "floor": floor, "ceil": ceil,
-        "round": round, "reciprocal": reciprocal, "clamp": clamp, "clip": clamp,
-        "maximum": maximum, "minimum": minimum, "isnan": isnan, "isinf": isinf,
-        "isfinite": isfinite,
-        "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
-        "logical_and": logical_and, "logical_or": logical_or, "logical_not": logical_not,
-        "sum": _sum_method, "mean": _mean_method, "max": max, "min": min, "amax": amax,
-        "amin": amin,
-        "trunc": trunc, "fix": trunc, "square": square, "remainder": remainder, "fmod": fmod,
-        "floor_divide": floor_divide, "rsub": rsub,
-        "argmax": argmax, "argmin": argmin, "softmax": softmax, "log_softmax": log_softmax,
-        "log1p": log1p, "expm1": expm1, "prod": _prod_method, "var": _var_method,
-        "std": _std_method, "cumsum": _cumsum_method,
-        "norm": norm, "matmul": matmul, "mm": mm, "mv": mv, "dot": dot, "bmm": bmm,
-        "view": view, "reshape": reshape, "flatten": flatten, "transpose": transpose,
-        "swapaxes": transpose, "t": t, "permute": permute, "squeeze": squeeze,
-        "unsqueeze": unsqueeze, "expand": expand, "expand_as": expand_as, "clone": clone,
-        "contiguous": contiguous, "to": to, "equal": equal, "allclose": allclose,
-        "zero_": zero_, "fill_": fill_, "copy_": copy_, "unbind": unbind, "where": lambda self, c, o: where(c, self, o),
-    }
-    for name, fn in m.items():
+    own = set(vars(T))  # defined by Tensor itself (``backward``, ``__iter__``): left alone
+    for name, ops in _spellings("Tensor.").items():
+        if name in own:
+            continue
+        if name in _PROPERTIES:
+            setattr(T, name, property(_PROPERTIES[name]))
+            continue
+        fn = _method(name, ops)
+        if name.endswith("_") and not name.startswith("__") and fn.__name__ == "method":
+            fn.__name__ = name
         setattr(T, name, fn)
-
-    T.view_as = lambda self, other: view(self, *other.shape)
-    T.reshape_as = lambda self, other: reshape(self, *other.shape)
-    T.float = lambda self: to(self, np.float32)
-    T.double = lambda self: to(self, np.float64)
-    T.long = lambda self: to(self, np.int64)
-    T.int = lambda self: to(self, np.int32)
-    T.bool = lambda self: to(self, np.bool_)
-    T.half = lambda self: to(self, np.float16)
-    T.type = _type_method
-    T.cpu = lambda self: self
-    T.cuda = lambda self, *a, **k: _no_cuda()
-    T.T = property(lambda self: permute(self, *reversed(range(self.ndim))))
-    T.mT = property(lambda self: transpose(self, -2, -1))
-
-    for name in ("add", "sub", "mul", "div", "clamp", "pow"):
-        setattr(T, name + "_", _make_inplace(name))
-    T.neg_ = lambda self: inplace("neg", self)
-    T.exp_ = lambda self: inplace("exp", self)
-    T.relu_ = lambda self: inplace("relu", self)
-    T.sigmoid_ = lambda self: inplace("sigmoid", self)
-    T.tanh_ = lambda self: inplace("tanh", self)
-    T.sqrt_ = lambda self: inplace("sqrt", self)
-    T.log_ = lambda self: inplace("log", self)
-    T.abs_ = lambda self: inplace("abs", self)
-
-    T.__add__ = add
-    T.__radd__ = add
-    T.__sub__ = sub
-    T.__rsub__ = lambda self, o: rsub(self, o)
-    T.__mul__ = mul
-    T.__rmul__ = mul
-    T.__truediv__ = div
-    T.__rtruediv__ = lambda self, o: div(o, self)
-    T.__floordiv__ = lambda self, o: floor_divide(self, o)
-    T.__rfloordiv__ = lambda self, o: floor_divide(o, self)
-    T.__mod__ = lambda self, o: remainder(self, o)
-    T.__pow__ = pow
-    T.__rpow__ = lambda self, o: pow(o, self)
-    T.__matmul__ = matmul
-    T.__rmatmul__ = lambda self, o: matmul(o, self)
-    T.__neg__ = neg
-    T.__pos__ = lambda self: self
-    T.__abs__ = lambda self: abs(self)
-    T.__eq__ = lambda self, o: eq(self, o)
-    T.__ne__ = lambda self, o: ne(self, o)
-    T.__lt__ = lambda self, o: lt(self, o)
-    T.__le__ = lambda self, o: le(self, o)
-    T.__gt__ = lambda self, o: gt(self, o)
-    T.__ge__ = lambda self, o: ge(self, o)
-    T.__and__ = lambda self, o: logical_and(self, o) if self._data.dtype == np.bool_ else _bitwise(np.bitwise_and, self, o)
-    T.__or__ = lambda self, o: logical_or(self, o) if self._data.dtype == np.bool_ else _bitwise(np.bitwise_or, self, o)
-    T.__invert__ = lambda self: logical_not(self) if self._data.dtype == np.bool_ else _T._wrap(~self._data)
-    T.__getitem__ = getitem
-    T.__setitem__ = setitem
-    T.__hash__ = lambda self: id(self)
-    T.__iadd__ = lambda self, o: inplace("add", self, o)
-    T.__isub__ = lambda self, o: inplace("sub", self, o)
-    T.__imul__ = lambda self, o: inplace("mul", self, o)
-    T.__itruediv__ = lambda self, o: inplace("div", self, o)
+    for name, fn in _NOT_OPS.items():
+        setattr(T, name, fn)
 
 
 def _bitwise(fn, a, b):
@@ -1466,16 +1753,10 @@ def _make_inplace(name):
     return method
 
 
-def _type_method(self, dtype=None):
-    if dtype is None:
-        return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-                "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-                "bool": "torch.BoolTensor"}.get(self._data.dtype.name, "torch.Tensor")
-    return to(self, dtype)
+def _cuda_of(device):
+    from ..device import cuda_of
 
-
-def _no_cuda():
-    raise AssertionError("Torch not compiled with CUDA enabled")
+    cuda_of(device)
 
 
 __all__ = [n for n in dir() if not n.startswith("_")]

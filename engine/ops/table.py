@@ -1,10 +1,28 @@
-"""The one table of ops: forward, vector-Jacobian rules and PyTorch's node name, one row per op.
+"""The one table of ops: one row per op holds everything about it, and everything else is made
+from the rows or checked against them (``tests/engine/ops/test_op_rows.py``; the checklist for a
+new op is in docs/internals.md, "Adding an op").
 
-A rule is ``vjp(g, ans, *inputs, **params) -> gradient for that input``. ``inputs`` are the input
-arrays the row saves (``saves`` names them: x, y, z for inputs 0-2, r for the result; others arrive
-as None), ``ans`` the result when saved. Rules never undo broadcasting: the backward loop sums each
-gradient down to its input's shape (``autograd.node._reduce_to``). Rows with ``vjps`` None are not
-differentiable on purpose (comparisons, argmax, ...): their outputs never require grad.
+A row: ``row(name, node_name, forward, *vjps, saves=..., api=..., note=..., group=...)``.
+
+- ``node_name``: PyTorch's node (``Log1PBackward0``); ``forward(*arrays, **params)``: numpy.
+- ``vjps``: one rule per input, ``vjp(g, ans, *inputs, **params) -> gradient for that input``.
+  ``inputs`` are the input arrays the row saves (``saves`` names them: x, y, z for inputs 0-2, r
+  for the result; others arrive as None), ``ans`` the result when saved. Rules never undo
+  broadcasting: the backward loop sums each gradient down to its input's shape
+  (``autograd.node._reduce_to``). Rows with ``vjps`` None are not differentiable on purpose
+  (comparisons, argmax, ...): their outputs never require grad.
+- ``roles``: PyTorch's names of the inputs (``grad_fn._saved_self``, ``_saved_other``...);
+  parameters read as ``grad_fn._saved_<param>`` (``_saved_dim``): ``param_defaults`` for those
+  PyTorch reports when not passed (``_saved_alpha`` is 1), ``int_lists`` for its int[] ones.
+- ``api``: the public spellings that record the row, space-separated: ``torch.x`` (a function of
+  ``engine``), ``Tensor.x`` (a method, ``Tensor.x_`` in place, ``Tensor.__add__`` an operator),
+  ``F.x`` (``engine.nn.functional``). ``make``: how ``engine/ops/api.py`` generates the row's
+  functions and methods: ``"unary"`` (``f(input)``), ``"binary"`` (``f(input, other)``, either may
+  be a number or a list); without ``make`` the functions are written by hand there (argument
+  parsing, overloads), and the test checks each spelling exists.
+- ``note``: what the node computes and its local derivative, in words, for the inspector
+  (``app/vjp_notes.py`` reads ``notes()``); ``group``: the palette group of the op in the builder
+  (``engine/builder/catalog.py``), or ``{palette id: group}`` when the row serves several entries.
 """
 
 from __future__ import annotations
@@ -14,10 +32,12 @@ import numpy as np
 
 class Op:
     __slots__ = ("name", "node_name", "forward", "vjps", "saves", "roles", "view", "promote",
-                 "floating", "inputs", "save_if", "save_users")
+                 "floating", "inputs", "save_if", "save_users", "param_defaults", "int_lists",
+                 "api", "make", "note", "group")
 
     def __init__(self, name, node_name, forward, vjps, saves="", view=False, promote=True,
-                 roles=("self", "other", "third"), floating=False, inputs=None, save_if=None):
+                 roles=("self", "other", "third"), floating=False, inputs=None, save_if=None,
+                 param_defaults=None, int_lists=(), api="", make=None, note="", group=None):
         self.name = name
         self.node_name = node_name
         self.forward = forward
@@ -40,6 +60,14 @@ class Op:
         self.save_if = None if save_if is None else {
             i: sum(1 << k for k in users) for i, users in save_if.items()}
         self.save_users = save_if
+        # ``grad_fn._saved_<param>``: what PyTorch reports for a parameter not passed
+        # (``_saved_alpha`` is 1), and the parameters it keeps as int[] (an int dim reads (dim,))
+        self.param_defaults = param_defaults or {}
+        self.int_lists = int_lists
+        self.api = tuple(api.split())
+        self.make = make
+        self.note = note
+        self.group = group
 
     def __repr__(self) -> str:
         return f"Op({self.name!r}, {self.node_name!r})"
@@ -112,6 +140,14 @@ def _minmax_grad(g, ans, x, dim, keepdim):
     out = np.zeros_like(x)
     np.put_along_axis(out, np.expand_dims(idx, dim), gg, axis=dim)
     return out
+
+
+def _max_over(x, dim, keepdim):
+    return np.max(x, axis=dim, keepdims=keepdim)
+
+
+def _min_over(x, dim, keepdim):
+    return np.min(x, axis=dim, keepdims=keepdim)
 
 
 def _softmax(x, dim):
@@ -191,92 +227,185 @@ def _stack_grad(i):
 # -- arithmetic ------------------------------------------------------------------------------------
 row("add", "AddBackward0", lambda x, y, alpha=1: x + y if alpha == 1 else x + alpha * y,
     lambda g, ans, x, y, alpha=1: g,
-    lambda g, ans, x, y, alpha=1: g if alpha == 1 else g * alpha)
+    lambda g, ans, x, y, alpha=1: g if alpha == 1 else g * alpha,
+    param_defaults={"alpha": 1},
+    api="torch.add Tensor.add Tensor.add_ Tensor.__add__ Tensor.__radd__ Tensor.__iadd__",
+    group="Arithmetic",
+    note="passes the incoming grad unchanged to both inputs (d(a+b)/da = d(a+b)/db = 1; times "
+         "alpha for the second); a constant operand gets nothing")
 row("sub", "SubBackward0", lambda x, y, alpha=1: x - y if alpha == 1 else x - alpha * y,
     lambda g, ans, x, y, alpha=1: g,
-    lambda g, ans, x, y, alpha=1: -g if alpha == 1 else -g * alpha)
-row("rsub", "RsubBackward1", lambda x, y: y - x, lambda g, ans, x, y=None: -g, inputs=(0,))
+    lambda g, ans, x, y, alpha=1: -g if alpha == 1 else -g * alpha,
+    param_defaults={"alpha": 1},
+    api="torch.sub torch.subtract Tensor.sub Tensor.subtract Tensor.sub_ Tensor.__sub__ "
+        "Tensor.__isub__",
+    group="Arithmetic",
+    note="passes the grad to the first input and its negative to the second")
+row("rsub", "RsubBackward1", lambda x, y: y - x, lambda g, ans, x, y=None: -g, inputs=(0,),
+    param_defaults={"alpha": 1},
+    api="torch.rsub Tensor.rsub Tensor.__rsub__ torch.sub",
+    note="sends the negated grad to its tensor input")
 row("mul", "MulBackward0", np.multiply,
     lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x, saves="xy",
-    save_if={0: (1,), 1: (0,)})
+    save_if={0: (1,), 1: (0,)},
+    api="torch.mul torch.multiply Tensor.mul Tensor.multiply Tensor.mul_ Tensor.__mul__ "
+        "Tensor.__rmul__ Tensor.__imul__",
+    group="Arithmetic",
+    note="multiplies the grad by the other factor: grad_a = grad · b, grad_b = grad · a "
+         "(for t * t both edges go to t and are summed)")
 row("div", "DivBackward0", np.true_divide,
     lambda g, ans, x, y: g / y, lambda g, ans, x, y: -g * ((x / y) / y), saves="xy", floating=True,
-    save_if={0: (1,), 1: (0, 1)})
-row("neg", "NegBackward0", np.negative, lambda g, ans, x: -g)
-row("pow", "PowBackward0", lambda x, exponent: x ** exponent, _pow_base_grad, saves="x")
+    save_if={0: (1,), 1: (0, 1)},
+    api="torch.div torch.divide torch.true_divide Tensor.div Tensor.divide Tensor.true_divide "
+        "Tensor.div_ Tensor.__truediv__ Tensor.__rtruediv__ Tensor.__itruediv__",
+    group="Arithmetic",
+    note="grad_a = grad / b, grad_b = −grad · a / b²")
+row("neg", "NegBackward0", np.negative, lambda g, ans, x: -g,
+    api="torch.neg torch.negative Tensor.neg Tensor.neg_ Tensor.__neg__",
+    make="unary", group="Arithmetic",
+    note="negates the grad")
+row("pow", "PowBackward0", lambda x, exponent: x ** exponent, _pow_base_grad, saves="x",
+    api="torch.pow torch.square Tensor.pow Tensor.square Tensor.pow_ Tensor.__pow__",
+    group={"pow": "Arithmetic", "square": "Pointwise"},
+    note="grad · n · xⁿ⁻¹ (the exponent is a number)")
 row("pow_tensor", "PowBackward1", np.power,
     lambda g, ans, x, y: g * y * x ** (y - 1),
     lambda g, ans, x, y: g * ans * np.log(np.where(x > 0, x, np.where(x == 0, 1, np.nan))),
-    saves="xyr")
+    saves="xyr",
+    api="torch.pow Tensor.pow Tensor.__pow__",
+    note="grad · y · xʸ⁻¹ to the base, grad · xʸ · ln x to the exponent")
 row("rpow", "PowBackward2", lambda x, base: np.power(np.asarray(base, x.dtype), x),
-    lambda g, ans, x, base: g * ans * np.log(base), saves="r")
-row("abs", "AbsBackward0", np.abs, lambda g, ans, x: g * np.sign(x), saves="x")
-row("exp", "ExpBackward0", np.exp, lambda g, ans, x: g * ans, saves="r", floating=True)
-row("log", "LogBackward0", np.log, lambda g, ans, x: g / x, saves="x", floating=True)
-row("sqrt", "SqrtBackward0", np.sqrt, lambda g, ans, x: g / (2 * ans), saves="r", floating=True)
-row("sin", "SinBackward0", np.sin, lambda g, ans, x: g * np.cos(x), saves="x", floating=True)
-row("cos", "CosBackward0", np.cos, lambda g, ans, x: -g * np.sin(x), saves="x", floating=True)
+    lambda g, ans, x, base: g * ans * np.log(base), saves="r",
+    api="torch.pow Tensor.__rpow__",
+    note="grad · bˣ · ln b to the exponent x (the base b is a number), from the saved result")
+row("abs", "AbsBackward0", np.abs, lambda g, ans, x: g * np.sign(x), saves="x",
+    api="torch.abs torch.absolute Tensor.abs Tensor.abs_ Tensor.__abs__",
+    make="unary", group={"abs": "Pointwise", "l1_loss": "Losses"},
+    note="grad · sign(x)")
+row("exp", "ExpBackward0", np.exp, lambda g, ans, x: g * ans, saves="r", floating=True,
+    api="torch.exp Tensor.exp Tensor.exp_", make="unary", group="Pointwise",
+    note="grad · exp(x) (the saved result)")
+row("log", "LogBackward0", np.log, lambda g, ans, x: g / x, saves="x", floating=True,
+    api="torch.log Tensor.log Tensor.log_", make="unary", group="Pointwise",
+    note="grad / x (x saved from forward)")
+row("sqrt", "SqrtBackward0", np.sqrt, lambda g, ans, x: g / (2 * ans), saves="r", floating=True,
+    api="torch.sqrt Tensor.sqrt Tensor.sqrt_", make="unary", group="Pointwise",
+    note="grad / (2 · sqrt(x))")
+row("sin", "SinBackward0", np.sin, lambda g, ans, x: g * np.cos(x), saves="x", floating=True,
+    api="torch.sin Tensor.sin Tensor.sin_", make="unary", group="Pointwise",
+    note="grad · cos(x)")
+row("cos", "CosBackward0", np.cos, lambda g, ans, x: -g * np.sin(x), saves="x", floating=True,
+    api="torch.cos Tensor.cos Tensor.cos_", make="unary", group="Pointwise",
+    note="−grad · sin(x)")
 row("tanh", "TanhBackward0", np.tanh, lambda g, ans, x: _tanh_grad(g, ans), saves="r",
-    floating=True)
+    floating=True,
+    api="torch.tanh Tensor.tanh Tensor.tanh_ F.tanh", make="unary", group="Activations",
+    note="grad · (1 − tanh(x)²), from the saved result")
 row("sigmoid", "SigmoidBackward0", _sigmoid, lambda g, ans, x: _sigmoid_grad(g, ans), saves="r",
-    floating=True)
+    floating=True,
+    api="torch.sigmoid Tensor.sigmoid Tensor.sigmoid_ F.sigmoid", make="unary", group="Activations",
+    note="grad · σ(x) · (1 − σ(x)), from the saved result")
 # their backward kernels (derivatives.yaml's tanh_backward / sigmoid_backward)
 row("tanh_backward", "TanhBackwardBackward0", lambda g, y: g * (1 - y * y),
     lambda gg, ans, g, y: _tanh_grad(gg, y),
     lambda gg, ans, g, y: gg * (-2 * y * g),
-    saves="xy", roles=("grad_output", "output"), table=BACKWARD_OPS)
+    saves="xy", roles=("grad_output", "output"), table=BACKWARD_OPS,
+    api="Tensor.backward",
+    note="tanh's backward, differentiated again (create_graph): it computed grad_output · (1 − "
+         "y²) from the saved output y; gg · (1 − y²) goes to grad_output, −2 · gg · grad_output · "
+         "y to y")
 row("sigmoid_backward", "SigmoidBackwardBackward0", lambda g, y: g * y * (1 - y),
     lambda gg, ans, g, y: _sigmoid_grad(gg, y),
     lambda gg, ans, g, y: gg * g * (-2 * y + 1),
-    saves="xy", roles=("grad_output", "output"), table=BACKWARD_OPS)
+    saves="xy", roles=("grad_output", "output"), table=BACKWARD_OPS,
+    api="Tensor.backward",
+    note="sigmoid's backward, differentiated again (create_graph): it computed grad_output · y · "
+         "(1 − y) from the saved output y; gg · y · (1 − y) goes to grad_output, gg · grad_output "
+         "· (1 − 2y) to y")
 row("relu", "ReluBackward0", lambda x: np.maximum(x, 0),
-    lambda g, ans, x: np.where(ans > 0, g, 0).astype(g.dtype), saves="r")
-row("clamp", "ClampBackward1", _clamp, _clamp_grad, saves="x")
+    lambda g, ans, x: np.where(ans > 0, g, 0).astype(g.dtype), saves="r",
+    api="torch.relu Tensor.relu Tensor.relu_ F.relu", make="unary", group="Activations",
+    note="passes the grad where x > 0, zero elsewhere")
+row("clamp", "ClampBackward1", _clamp, _clamp_grad, saves="x",
+    api="torch.clamp torch.clip Tensor.clamp Tensor.clip Tensor.clamp_ Tensor.clip_",
+    group="Pointwise",
+    note="passes the grad where x was inside the bounds, zero where clamped")
 row("maximum", "MaximumBackward0", np.maximum,
     lambda g, ans, x, y: np.where(x > y, g, np.where(x == y, g / 2, 0)).astype(g.dtype),
     lambda g, ans, x, y: np.where(y > x, g, np.where(x == y, g / 2, 0)).astype(g.dtype),
-    saves="xy")
+    saves="xy",
+    api="torch.maximum Tensor.maximum torch.max Tensor.max",
+    note="sends the grad to whichever input was larger (split on ties)")
 row("minimum", "MinimumBackward0", np.minimum,
     lambda g, ans, x, y: np.where(x < y, g, np.where(x == y, g / 2, 0)).astype(g.dtype),
     lambda g, ans, x, y: np.where(y < x, g, np.where(x == y, g / 2, 0)).astype(g.dtype),
-    saves="xy")
+    saves="xy",
+    api="torch.minimum Tensor.minimum torch.min Tensor.min",
+    note="sends the grad to whichever input was smaller (split on ties)")
 row("where", "WhereBackward0", lambda cond, x, y: np.where(cond, x, y),
     lambda g, ans, cond, x, y: np.where(cond, g, 0).astype(g.dtype),
     lambda g, ans, cond, x, y: np.where(cond, 0, g).astype(g.dtype),
-    saves="x", roles=("condition", "self", "other"), inputs=(1, 2))
+    saves="x", roles=("condition", "self", "other"), inputs=(1, 2),
+    api="torch.where Tensor.where",
+    note="passes the grad to self where the condition holds and to other where it does not (zero "
+         "to the other side); the condition gets no grad")
 
 # -- reductions ------------------------------------------------------------------------------------
 row("sum", "SumBackward0",
     lambda x, shape, dtype=None: np.sum(x, dtype=_sum_dtype(x) if dtype is None else dtype),
-    lambda g, ans, x, shape, dtype=None: np.broadcast_to(g, shape))
+    lambda g, ans, x, shape, dtype=None: np.broadcast_to(g, shape),
+    api="torch.sum Tensor.sum", group="Reductions",
+    note="expands the scalar grad to the input's shape: every element gets it")
 row("sum_dim", "SumBackward1",
     lambda x, dim, keepdim, shape, dtype=None: np.sum(
         x, axis=dim, keepdims=keepdim, dtype=_sum_dtype(x) if dtype is None else dtype),
-    lambda g, ans, x, dim, keepdim, shape, dtype=None: _expand_reduced(g, shape, dim, keepdim))
+    lambda g, ans, x, dim, keepdim, shape, dtype=None: _expand_reduced(g, shape, dim, keepdim),
+    int_lists=("dim",),
+    api="torch.sum Tensor.sum",
+    note="expands the grad back over the summed dimensions")
 row("mean", "MeanBackward0",
     lambda x, shape, dtype=None: np.mean(x, dtype=x.dtype if dtype is None else dtype),
     # PyTorch's ``grad.expand(sizes) / numel``: a new dense gradient (dividing first would hand
     # on a broadcast view, which AccumulateGrad copies rather than keeps: a different version)
-    lambda g, ans, x, shape, dtype=None: np.broadcast_to(g, shape) / _count(shape, None))
+    lambda g, ans, x, shape, dtype=None: np.broadcast_to(g, shape) / _count(shape, None),
+    api="torch.mean Tensor.mean", group="Reductions",
+    note="expands the grad to the input's shape and divides by the number of elements")
 row("mean_dim", "MeanBackward1",
     lambda x, dim, keepdim, shape, dtype=None: np.mean(
         x, axis=dim, keepdims=keepdim, dtype=x.dtype if dtype is None else dtype),
     lambda g, ans, x, dim, keepdim, shape, dtype=None: _expand_reduced(
-        g, shape, dim, keepdim) / _count(shape, dim))
+        g, shape, dim, keepdim) / _count(shape, dim),
+    int_lists=("dim",),
+    api="torch.mean Tensor.mean",
+    note="expands the grad over the averaged dimensions, divided by their size")
 row("max", "MaxBackward1", lambda x: np.max(x),
-    lambda g, ans, x: _minmax_grad(g, ans, x, None, False), saves="xr")
+    lambda g, ans, x: _minmax_grad(g, ans, x, None, False), saves="xr",
+    api="torch.max Tensor.max", group="Reductions",
+    note="the max of all elements: the grad is split evenly among the elements equal to it, zero "
+         "elsewhere")
 row("min", "MinBackward1", lambda x: np.min(x),
-    lambda g, ans, x: _minmax_grad(g, ans, x, None, False), saves="xr")
-row("max_dim", "MaxBackward0", lambda x, dim, keepdim: np.max(x, axis=dim, keepdims=keepdim),
-    lambda g, ans, x, dim, keepdim: _minmax_grad(g, ans, x, dim, keepdim), saves="xr")
-row("min_dim", "MinBackward0", lambda x, dim, keepdim: np.min(x, axis=dim, keepdims=keepdim),
-    lambda g, ans, x, dim, keepdim: _minmax_grad(g, ans, x, dim, keepdim), saves="xr")
+    lambda g, ans, x: _minmax_grad(g, ans, x, None, False), saves="xr",
+    api="torch.min Tensor.min", group="Reductions",
+    note="the min of all elements: the grad is split evenly among the elements equal to it, zero "
+         "elsewhere")
+row("max_dim", "MaxBackward0", _max_over,
+    lambda g, ans, x, dim, keepdim: _minmax_grad(g, ans, x, dim, keepdim), saves="xr",
+    api="torch.max Tensor.max",
+    note="along dim: the grad goes to the element whose index the max returned, zero elsewhere")
+row("min_dim", "MinBackward0", _min_over,
+    lambda g, ans, x, dim, keepdim: _minmax_grad(g, ans, x, dim, keepdim), saves="xr",
+    api="torch.min Tensor.min",
+    note="along dim: the grad goes to the element whose index the min returned, zero elsewhere")
 row("softmax", "SoftmaxBackward0", lambda x, dim: _softmax(x, dim),
     lambda g, ans, x, dim: ans * (g - (g * ans).sum(axis=dim, keepdims=True)), saves="r",
-    floating=True)
+    floating=True,
+    api="torch.softmax Tensor.softmax F.softmax", group="Activations",
+    note="y · (grad − Σ grad · y), with y the saved softmax")
 row("log_softmax", "LogSoftmaxBackward0", lambda x, dim: _log_softmax(x, dim),
     lambda g, ans, x, dim: g - np.exp(ans) * g.sum(axis=dim, keepdims=True), saves="r",
-    floating=True)
+    floating=True,
+    api="torch.log_softmax Tensor.log_softmax F.log_softmax", group="Activations",
+    note="grad − softmax(x) · Σ grad")
 
 # -- matrix ----------------------------------------------------------------------------------------
 def _mm_grad_a(g, ans, a, b, cols=None):
@@ -291,87 +420,206 @@ def _mm_grad_b(g, ans, a, b, cols=None):
 # ``cols`` (given only when an input is column-major, e.g. a transposed weight): which inputs are
 row("mm", "MmBackward0", lambda a, b, cols=None: np.matmul(a, b), _mm_grad_a, _mm_grad_b,
     saves="xy",
-    roles=("self", "mat2"), save_if={0: (1,), 1: (0,)})
+    roles=("self", "mat2"), save_if={0: (1,), 1: (0,)},
+    api="torch.mm Tensor.mm torch.matmul Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__",
+    group={"mm": "Matrix", "matmul": "Matrix"},
+    note="grad_a = grad @ bᵀ, grad_b = aᵀ @ grad")
 row("mv", "MvBackward0", np.matmul,
     lambda g, ans, a, b: np.multiply.outer(g, b), lambda g, ans, a, b: a.T @ g, saves="xy",
-    roles=("self", "vec"), save_if={0: (1,), 1: (0,)})
+    roles=("self", "vec"), save_if={0: (1,), 1: (0,)},
+    api="torch.mv Tensor.mv torch.matmul Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__",
+    group="Matrix",
+    note="grad_A = outer(grad, v), grad_v = Aᵀ @ grad")
 row("dot", "DotBackward0", np.dot,
     lambda g, ans, a, b: g * b, lambda g, ans, a, b: g * a, saves="xy",
-    roles=("self", "tensor"), save_if={0: (1,), 1: (0,)})
+    roles=("self", "tensor"), save_if={0: (1,), 1: (0,)},
+    api="torch.dot Tensor.dot torch.matmul Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__",
+    group="Matrix",
+    note="grad_a = grad · b, grad_b = grad · a")
 row("bmm", "BmmBackward0", np.matmul, _matmul_vjp_a, _matmul_vjp_b, saves="xy",
-    roles=("self", "mat2"), save_if={0: (1,), 1: (0,)})
+    roles=("self", "mat2"), save_if={0: (1,), 1: (0,)},
+    api="torch.bmm Tensor.bmm torch.matmul Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__",
+    note="batch by batch: grad_a = grad @ bᵀ, grad_b = aᵀ @ grad")
 row("addmm", "AddmmBackward0", lambda c, a, b, cols=None: c + a @ b,
     lambda g, ans, c, a, b, cols=None: g, lambda g, ans, c, a, b, cols=None: _mm_grad_a(
         g, ans, a, b, cols),
     lambda g, ans, c, a, b, cols=None: _mm_grad_b(g, ans, a, b, cols), saves="yz", roles=("self", "mat1", "mat2"),
-    save_if={1: (2,), 2: (1,)})
+    save_if={1: (2,), 2: (1,)},
+    param_defaults={"alpha": 1, "beta": 1},
+    api="torch.addmm F.linear",
+    note="bias gets grad (summed over the batch), mat1 gets grad @ mat2ᵀ, mat2 gets mat1ᵀ @ grad")
 
 # -- shape (views share memory with their input) ---------------------------------------------------
 row("view", "ViewBackward0", lambda x, shape, src_shape: x.reshape(shape),
-    lambda g, ans, x, shape, src_shape: g.reshape(src_shape), view=True)
+    lambda g, ans, x, shape, src_shape: g.reshape(src_shape), view=True,
+    api="Tensor.view Tensor.view_as F.flatten torch.reshape Tensor.reshape Tensor.reshape_as "
+        "torch.flatten Tensor.flatten",
+    group={"view": "Shape", "reshape": "Shape", "flatten": "Shape"},
+    note="reshapes the grad back to the input's shape")
 row("reshape_alias", "ReshapeAliasBackward0", lambda x, shape, src_shape: x.reshape(shape),
-    lambda g, ans, x, shape, src_shape: g.reshape(src_shape), view=True)
-row("alias", "AliasBackward0", lambda x: x.view(), lambda g, ans, x: g, view=True)
+    lambda g, ans, x, shape, src_shape: g.reshape(src_shape), view=True,
+    api="torch.reshape Tensor.reshape Tensor.reshape_as torch.flatten Tensor.flatten",
+    note="reshapes the grad back to the input's shape")
+row("alias", "AliasBackward0", lambda x: x.view(), lambda g, ans, x: g, view=True,
+    api="Tensor.__getitem__",
+    note="passes the grad unchanged (the result is the input itself, seen as a view: x[...])")
 row("reshape_copy", "UnsafeViewBackward0", lambda x, shape, src_shape: x.reshape(shape).copy(),
-    lambda g, ans, x, shape, src_shape: g.reshape(src_shape))
+    lambda g, ans, x, shape, src_shape: g.reshape(src_shape),
+    api="torch.reshape Tensor.reshape torch.matmul Tensor.matmul Tensor.__matmul__ "
+        "Tensor.__rmatmul__",
+    note="reshapes the grad back to the input's shape (the result was copied, not a view)")
 # dims None: a 0-d tensor (PyTorch's transpose(0, -1) of a scalar is the scalar, as a view)
 row("transpose", "TransposeBackward0",
     lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1) if dim0 is not None else np.transpose(x),
     lambda g, ans, x, dim0, dim1: np.swapaxes(g, dim0, dim1) if dim0 is not None else g,
-    view=True)
-row("t", "TBackward0", lambda x: x.T, lambda g, ans, x: g.T, view=True)
+    view=True,
+    api="torch.transpose torch.swapaxes Tensor.transpose Tensor.swapaxes Tensor.mT", group="Shape",
+    note="transposes the grad back")
+row("t", "TBackward0", lambda x: x.T, lambda g, ans, x: g.T, view=True,
+    api="torch.t Tensor.t", group="Matrix",
+    note="transposes the grad back")
 row("permute", "PermuteBackward0", lambda x, dims: np.transpose(x, dims),
-    lambda g, ans, x, dims: _unpermute(g, dims), view=True)
+    lambda g, ans, x, dims: _unpermute(g, dims), view=True,
+    api="torch.permute Tensor.permute Tensor.T", group="Shape",
+    note="applies the inverse permutation to the grad")
 row("squeeze", "SqueezeBackward0",
     lambda x, src_shape: x.reshape(tuple(n for n in src_shape if n != 1)),
-    lambda g, ans, x, src_shape: g.reshape(src_shape), view=True)
+    lambda g, ans, x, src_shape: g.reshape(src_shape), view=True,
+    api="torch.squeeze Tensor.squeeze", group="Shape",
+    note="puts the removed dimensions back into the grad")
 row("squeeze_dim", "SqueezeBackward1", lambda x, dim, src_shape: x.reshape(
         tuple(n for i, n in enumerate(src_shape) if i != dim or n != 1)),
-    lambda g, ans, x, dim, src_shape: g.reshape(src_shape), view=True)
+    lambda g, ans, x, dim, src_shape: g.reshape(src_shape), view=True,
+    api="torch.squeeze Tensor.squeeze",
+    note="puts the removed dimension (dim) back into the grad")
 row("squeeze_dims", "SqueezeBackward2", lambda x, dims, src_shape: x.reshape(
         tuple(n for i, n in enumerate(src_shape) if i not in dims or n != 1)),
-    lambda g, ans, x, dims, src_shape: g.reshape(src_shape), view=True)
+    lambda g, ans, x, dims, src_shape: g.reshape(src_shape), view=True,
+    api="torch.squeeze Tensor.squeeze",
+    note="puts the removed dimensions (dims) back into the grad")
 row("unsqueeze", "UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
-    lambda g, ans, x, dim: np.squeeze(g, dim), view=True)
+    lambda g, ans, x, dim: np.squeeze(g, dim), view=True,
+    api="torch.unsqueeze Tensor.unsqueeze Tensor.__getitem__", group="Shape",
+    note="squeezes the added dimension out of the grad")
 row("expand", "ExpandBackward0", lambda x, shape: np.broadcast_to(x, shape),
-    lambda g, ans, x, shape: g, view=True)
+    lambda g, ans, x, shape: g, view=True,
+    api="Tensor.expand Tensor.expand_as torch.matmul Tensor.matmul Tensor.__matmul__ "
+        "Tensor.__rmatmul__",
+    note="sums the grad over the expanded dimensions")
 row("select", "SelectBackward0",
     # a view, as PyTorch's (the Ellipsis keeps a 0-d result a view rather than a numpy scalar)
     lambda x, dim, index, src_shape: x[(slice(None),) * dim + (index, ...)],
     lambda g, ans, x, dim, index, src_shape: _index_backward(
-        g, ans, x, (slice(None),) * dim + (index,), src_shape), view=True)
+        g, ans, x, (slice(None),) * dim + (index,), src_shape), view=True,
+    api="Tensor.__getitem__",
+    note="scatters the grad into zeros at the selected index")
 row("slice", "SliceBackward0", lambda x, index, src_shape: x[index],
-    lambda g, ans, x, index, src_shape: _index_backward(g, ans, x, index, src_shape), view=True)
+    lambda g, ans, x, index, src_shape: _index_backward(g, ans, x, index, src_shape), view=True,
+    api="Tensor.__getitem__",
+    note="scatters the grad into zeros at the sliced positions")
 row("index", "IndexBackward0", lambda x, index, src_shape: x[index],
-    lambda g, ans, x, index, src_shape: _index_backward(g, ans, x, index, src_shape))
-row("clone", "CloneBackward0", lambda x: x.copy(), lambda g, ans, x: g)
+    lambda g, ans, x, index, src_shape: _index_backward(g, ans, x, index, src_shape),
+    api="Tensor.__getitem__",
+    note="scatters the grad into zeros at the indexed positions (repeated indices add)")
+row("clone", "CloneBackward0", lambda x: x.copy(), lambda g, ans, x: g,
+    api="torch.clone Tensor.clone Tensor.contiguous", group="Shape",
+    note="passes the grad unchanged")
 row("to_dtype", "ToCopyBackward0", lambda x, dtype: x.astype(dtype),
-    lambda g, ans, x, dtype: g, promote=False)
-row("cat", "CatBackward0", lambda *xs, dim, sizes: np.concatenate(xs, axis=dim))
-row("stack", "StackBackward0", lambda *xs, dim: np.stack(xs, axis=dim))
+    lambda g, ans, x, dtype: g, promote=False,
+    api="Tensor.to Tensor.type Tensor.float Tensor.double Tensor.half Tensor.long Tensor.int "
+        "Tensor.bool",
+    note="casts the grad back to the input's dtype")
+row("cat", "CatBackward0", lambda *xs, dim, sizes: np.concatenate(xs, axis=dim),
+    api="torch.cat torch.concat torch.concatenate", group="Shape",
+    note="slices the grad into the pieces that were concatenated")
+row("stack", "StackBackward0", lambda *xs, dim: np.stack(xs, axis=dim),
+    api="torch.stack", group="Shape",
+    note="splits the grad along the stacked dimension")
 
 # -- not differentiable, on purpose ----------------------------------------------------------------
-for _name, _fn in {
-    "eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal,
-    "gt": np.greater, "ge": np.greater_equal,
-    "logical_and": np.logical_and, "logical_or": np.logical_or, "logical_not": np.logical_not,
-    "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
-}.items():
-    nondiff(_name, _fn)
-nondiff("argmax", lambda x, dim=None, keepdim=False: np.argmax(x, axis=dim, keepdims=keepdim))
-nondiff("argmin", lambda x, dim=None, keepdim=False: np.argmin(x, axis=dim, keepdims=keepdim))
+nondiff("eq", np.equal,
+    api="torch.eq Tensor.eq Tensor.__eq__",
+    make="binary")
+nondiff("ne", np.not_equal,
+    api="torch.ne Tensor.ne Tensor.__ne__",
+    make="binary")
+nondiff("lt", np.less,
+    api="torch.lt Tensor.lt Tensor.__lt__",
+    make="binary")
+nondiff("le", np.less_equal,
+    api="torch.le Tensor.le Tensor.__le__",
+    make="binary")
+nondiff("gt", np.greater,
+    api="torch.gt Tensor.gt Tensor.__gt__",
+    make="binary")
+nondiff("ge", np.greater_equal,
+    api="torch.ge Tensor.ge Tensor.__ge__",
+    make="binary")
+nondiff("logical_and", np.logical_and,
+    api="torch.logical_and Tensor.logical_and Tensor.__and__",
+    make="binary")
+nondiff("logical_or", np.logical_or,
+    api="torch.logical_or Tensor.logical_or Tensor.__or__",
+    make="binary")
+nondiff("logical_not", np.logical_not,
+    api="torch.logical_not Tensor.logical_not Tensor.__invert__",
+    make="unary")
+nondiff("isnan", np.isnan,
+    api="torch.isnan Tensor.isnan",
+    make="unary")
+nondiff("isinf", np.isinf,
+    api="torch.isinf Tensor.isinf",
+    make="unary")
+nondiff("isfinite", np.isfinite,
+    api="torch.isfinite Tensor.isfinite",
+    make="unary")
+nondiff("argmax", lambda x, dim=None, keepdim=False: np.asarray(
+    np.argmax(x, axis=dim, keepdims=keepdim), dtype=np.int64),
+    api="torch.argmax Tensor.argmax")
+nondiff("argmin", lambda x, dim=None, keepdim=False: np.asarray(
+    np.argmin(x, axis=dim, keepdims=keepdim), dtype=np.int64),
+    api="torch.argmin Tensor.argmin")
 
 
 # -- piecewise constant and modular ops: PyTorch records them; their gradient is zero or g ---------
-for _name, _fn in {"sign": np.sign, "floor": np.floor, "ceil": np.ceil, "round": np.round,
-                   "trunc": np.trunc}.items():
-    row(_name, _name.capitalize() + "Backward0", _fn, lambda g, ans, x: np.zeros_like(g))
-row("remainder", "RemainderBackward0", np.remainder, lambda g, ans, x, y=None: g, inputs=(0,))
+
+def _zero_grad(g, ans, x):
+    return np.zeros_like(g)
+
+
+_PIECEWISE = "zero: {} is piecewise constant (its derivative is 0 wherever it exists)"
+
+
+row("sign", "SignBackward0", np.sign, _zero_grad,
+    api="torch.sign Tensor.sign Tensor.sign_", make="unary",
+    note=_PIECEWISE.format("sign"))
+row("floor", "FloorBackward0", np.floor, _zero_grad,
+    api="torch.floor Tensor.floor Tensor.floor_", make="unary",
+    note=_PIECEWISE.format("floor"))
+row("ceil", "CeilBackward0", np.ceil, _zero_grad,
+    api="torch.ceil Tensor.ceil Tensor.ceil_", make="unary",
+    note=_PIECEWISE.format("ceil"))
+row("round", "RoundBackward0", np.round, _zero_grad, api="torch.round Tensor.round Tensor.round_",
+    note=_PIECEWISE.format("round"))
+row("trunc", "TruncBackward0", np.trunc, _zero_grad,
+    api="torch.trunc torch.fix Tensor.trunc Tensor.fix Tensor.trunc_ Tensor.fix_", make="unary",
+    note=_PIECEWISE.format("trunc"))
+row("remainder", "RemainderBackward0", np.remainder, lambda g, ans, x, y=None: g, inputs=(0,),
+    api="torch.remainder Tensor.remainder Tensor.__mod__",
+    note="passes the grad unchanged: d(x mod n)/dx = 1 between the jumps (n is a number, with no "
+         "edge)")
 row("remainder_tensor", "RemainderBackward1", np.remainder, lambda g, ans, x, y: g,
-    lambda g, ans, x, y: -g * np.floor_divide(x, y), saves="xy")
-row("fmod", "FmodBackward0", np.fmod, lambda g, ans, x, y=None: g, inputs=(0,))
+    lambda g, ans, x, y: -g * np.floor_divide(x, y), saves="xy",
+    api="torch.remainder Tensor.remainder Tensor.__mod__",
+    note="x mod y = x − floor(x / y) · y: the grad to x, −grad · floor(x / y) to y")
+row("fmod", "FmodBackward0", np.fmod, lambda g, ans, x, y=None: g, inputs=(0,),
+    api="torch.fmod Tensor.fmod",
+    note="passes the grad unchanged: d fmod(x, n)/dx = 1 between the jumps (n is a number, with "
+         "no edge)")
 row("fmod_tensor", "FmodBackward1", np.fmod, lambda g, ans, x, y: g,
-    lambda g, ans, x, y: -g * np.trunc(x / y), saves="xy")
+    lambda g, ans, x, y: -g * np.trunc(x / y), saves="xy",
+    api="torch.fmod Tensor.fmod",
+    note="fmod(x, y) = x − trunc(x / y) · y: the grad to x, −grad · trunc(x / y) to y")
 
 
 def _not_implemented(name):
@@ -382,11 +630,22 @@ def _not_implemented(name):
 
 # PyTorch records floor_divide with a node that raises when backward reaches it
 row("floor_divide", "torch::autograd::NotImplemented", np.floor_divide,
-    _not_implemented("floor_divide"), inputs=(0,))
+    _not_implemented("floor_divide"), inputs=(0,),
+    api="torch.floor_divide Tensor.floor_divide Tensor.__floordiv__ Tensor.__rfloordiv__ "
+        "torch.div",
+    note="floor division has no derivative in PyTorch: a backward pass that reaches this node "
+         "raises")
 row("floor_divide_tensor", "torch::autograd::NotImplemented", np.floor_divide,
-    _not_implemented("floor_divide"), _not_implemented("floor_divide"))
+    _not_implemented("floor_divide"), _not_implemented("floor_divide"),
+    api="torch.floor_divide Tensor.floor_divide Tensor.__floordiv__ Tensor.__rfloordiv__ "
+        "torch.div",
+    note="floor division has no derivative in PyTorch: a backward pass that reaches this node "
+         "raises")
 row("rsub_tensor", "RsubBackward0", lambda x, y, alpha=1: y - alpha * x,
-    lambda g, ans, x, y, alpha=1: -alpha * g, lambda g, ans, x, y, alpha=1: g)
+    lambda g, ans, x, y, alpha=1: -alpha * g, lambda g, ans, x, y, alpha=1: g,
+    param_defaults={"alpha": 1},
+    api="torch.rsub Tensor.rsub",
+    note="rsub(x, y) = y − alpha · x: −alpha · grad to x, the grad unchanged to y")
 
 
 def _clamp_tensor(x, lo, hi):
@@ -397,7 +656,10 @@ row("clamp_tensor", "ClampBackward0", _clamp_tensor,
     lambda g, ans, x, lo, hi: np.where((x >= lo) & (x <= hi), g, 0).astype(g.dtype),
     lambda g, ans, x, lo, hi: np.where(x < lo, g, 0).astype(g.dtype),
     lambda g, ans, x, lo, hi: np.where(x > hi, g, 0).astype(g.dtype),
-    saves="xyz", roles=("self", "min", "max"))
+    saves="xyz", roles=("self", "min", "max"),
+    api="torch.clamp torch.clip Tensor.clamp Tensor.clip",
+    note="tensor bounds: the grad goes to x where min ≤ x ≤ max, to min where x < min, to max "
+         "where x > max")
 
 
 def _vector_norm(x, ord, dim, keepdim):  # noqa: A002 - PyTorch's parameter name
@@ -416,11 +678,18 @@ def _vector_norm_grad(g, ans, x, ord, dim, keepdim):  # noqa: A002
 
 
 row("vector_norm", "LinalgVectorNormBackward0", _vector_norm, _vector_norm_grad, saves="xr",
-    floating=True)
-row("amax", "AmaxBackward0", lambda x, dim, keepdim: np.max(x, axis=dim, keepdims=keepdim),
-    lambda g, ans, x, dim, keepdim: _amax_grad(g, ans, x, dim, keepdim), saves="xr")
-row("amin", "AminBackward0", lambda x, dim, keepdim: np.min(x, axis=dim, keepdims=keepdim),
-    lambda g, ans, x, dim, keepdim: _amax_grad(g, ans, x, dim, keepdim), saves="xr")
+    floating=True,
+    api="torch.norm Tensor.norm", group={"norm": "Reductions"},
+    note="grad · x · |x|ᵖ⁻² / ‖x‖ₚᵖ⁻¹ from the saved norm (grad · x / ‖x‖ for the 2-norm, grad · "
+         "sign(x) for p = 1); zero where the norm is 0")
+row("amax", "AmaxBackward0", _max_over,
+    lambda g, ans, x, dim, keepdim: _amax_grad(g, ans, x, dim, keepdim), saves="xr",
+    api="torch.amax Tensor.amax",
+    note="the grad is split evenly among the elements equal to their slice's max, zero elsewhere")
+row("amin", "AminBackward0", _min_over,
+    lambda g, ans, x, dim, keepdim: _amax_grad(g, ans, x, dim, keepdim), saves="xr",
+    api="torch.amin Tensor.amin",
+    note="the grad is split evenly among the elements equal to their slice's min, zero elsewhere")
 
 
 def _amax_grad(g, ans, x, dim, keepdim):
@@ -445,21 +714,43 @@ def variadic_rules(name: str, n: int):
 
 # -- rows used by in-place writes and by matmul's PyTorch decomposition ----------------------------
 row("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, ans, x: -g * (ans * ans),
-    saves="r", floating=True)
+    saves="r", floating=True,
+    api="torch.reciprocal Tensor.reciprocal Tensor.reciprocal_", make="unary", group="Pointwise",
+    note="−grad / x², computed as −grad · result² from the saved result")
 row("squeeze_dim4", "SqueezeBackward4", lambda x, dim, src_shape: np.squeeze(x, dim),
-    lambda g, ans, x, dim, src_shape: g.reshape(src_shape), view=True)
-row("zero", "ZeroBackward0", np.zeros_like, lambda g, ans, x: np.zeros_like(g))
+    lambda g, ans, x, dim, src_shape: g.reshape(src_shape), view=True,
+    api="torch.matmul Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__",
+    note="puts the removed dimension back into the grad (matmul's in-place squeeze_ of a vector @ "
+         "matrix result)")
+row("zero", "ZeroBackward0", np.zeros_like, lambda g, ans, x: np.zeros_like(g),
+    api="Tensor.zero_",
+    note="zero: the result (all zeros) does not depend on the input")
 row("fill", "FillBackward2", lambda x, value: np.full_like(x, value),
-    lambda g, ans, x, value: np.zeros_like(g))
+    lambda g, ans, x, value: np.zeros_like(g),
+    api="Tensor.fill_",
+    note="zero: the filled value does not depend on the input")
 row("copy", "torch::autograd::CopyBackwards", lambda x, y: np.broadcast_to(y, x.shape).astype(x.dtype),
-    lambda g, ans, x, y: np.zeros_like(g), lambda g, ans, x, y: g, promote=False)
+    lambda g, ans, x, y: np.zeros_like(g), lambda g, ans, x, y: g, promote=False,
+    api="Tensor.copy_ Tensor.__setitem__",
+    note="zero to the overwritten tensor; the grad, summed back to the source's shape and cast to "
+         "its dtype, to the source")
 row("copy_slices", "torch::autograd::CopySlices", None,
-    lambda g, ans, x, y, index: _zero_at(g, index), lambda g, ans, x, y, index: g[index])
+    lambda g, ans, x, y, index: _zero_at(g, index), lambda g, ans, x, y, index: g[index],
+    api="Tensor.__setitem__ Tensor.add_ Tensor.mul_",
+    note="an in-place write into part of the base (x[index] = v, or an in-place op on a view of "
+         "it): the written region's grad goes to what was written (v, or the op's own backward), "
+         "the base gets the rest of the grad, zero in that region")
 row("as_strided", "AsStridedBackward0",
     lambda x, positions, base_shape: x.reshape(-1)[positions],
-    lambda g, ans, x, positions, base_shape: _scatter_flat(g, positions, base_shape))
+    lambda g, ans, x, positions, base_shape: _scatter_flat(g, positions, base_shape),
+    api="Tensor.__setitem__ Tensor.add_ Tensor.mul_",
+    note="the view's grad read back from the base's: scatters the grad into zeros of the base's "
+         "shape at the positions the view covers (positions covered twice add)")
 row("index_put", "IndexPutBackward0", None,
-    lambda g, ans, x, y, index: _zero_at(g, index), lambda g, ans, x, y, index: g[index])
+    lambda g, ans, x, y, index: _zero_at(g, index), lambda g, ans, x, y, index: g[index],
+    api="Tensor.__setitem__",
+    note="x[index] = v with tensor indices: grad[index] goes to v, the grad with those positions "
+         "zeroed to the old x")
 
 
 def _scatter_flat(g, positions, shape):
@@ -597,26 +888,47 @@ row("mse_loss", "MseLossBackward0",
     lambda x, y, reduction: _reduce((x - y) * (x - y), reduction),
     lambda g, ans, x, y, reduction: _mse_grad(g, ans, x, y, reduction, 1),
     lambda g, ans, x, y, reduction: _mse_grad(g, ans, x, y, reduction, -1),
-    saves="xy", roles=("self", "target"))
-row("nll_loss", "NllLossBackward0", _nll_loss, _nll_grad, saves="x")
-row("nll_loss2d", "NllLoss2DBackward0", _nll_loss, _nll_grad, saves="x")
+    saves="xy", roles=("self", "target"),
+    api="F.mse_loss", group="Losses",
+    note="2 · (input − target) · grad / N")
+row("nll_loss", "NllLossBackward0", _nll_loss, _nll_grad, saves="x",
+    api="F.nll_loss F.cross_entropy", group={"nll_loss": "Losses", "cross_entropy": "Losses"},
+    note="−grad / N at each target class, zero elsewhere")
+row("nll_loss2d", "NllLoss2DBackward0", _nll_loss, _nll_grad, saves="x",
+    api="F.nll_loss F.cross_entropy",
+    note="per pixel: −grad · weight at the target class (divided by the total weight of the "
+         "counted targets for the mean), zero elsewhere and at ignore_index")
 row("binary_cross_entropy", "BinaryCrossEntropyBackward0", _bce, _bce_grad_x, _bce_grad_y,
-    saves="xy", roles=("self", "target"))
+    saves="xy", roles=("self", "target"),
+    api="F.binary_cross_entropy", group="Losses",
+    note="grad · (x − y) / (x · (1 − x)) to the input, grad · ln((1 − x) / x) to the target "
+         "(times weight; / N for the mean)")
 row("binary_cross_entropy_with_logits", "BinaryCrossEntropyWithLogitsBackward0", _bce_logits,
-    _bce_logits_grad_x, _bce_logits_grad_y, saves="xy", roles=("self", "target"))
+    _bce_logits_grad_x, _bce_logits_grad_y, saves="xy", roles=("self", "target"),
+    api="F.binary_cross_entropy_with_logits", group="Losses",
+    note="grad · (σ(x) − y) to the logits, −grad · x to the target (pos_weight and weight scale "
+         "them; / N for the mean)")
 # ``tensor op number`` as PyTorch's C++ records it inside cross_entropy (the Scalar overloads)
 row("div_scalar", "DivBackward1", lambda x, other: x / np.asarray(other, x.dtype),
-    lambda g, ans, x, other: g / np.asarray(other, g.dtype))
+    lambda g, ans, x, other: g / np.asarray(other, g.dtype),
+    api="F.cross_entropy",
+    note="grad / n (the divisor n is a number, with no edge)")
 row("mul_scalar", "MulBackward1", lambda x, other: x * np.asarray(other, x.dtype),
-    lambda g, ans, x, other: g * np.asarray(other, g.dtype))
+    lambda g, ans, x, other: g * np.asarray(other, g.dtype),
+    api="F.cross_entropy",
+    note="grad · n (the factor n is a number, with no edge)")
 row("add_scalar", "AddBackward1", lambda x, other: x + np.asarray(other, x.dtype),
-    lambda g, ans, x, other: g)
+    lambda g, ans, x, other: g,
+    api="F.cross_entropy",
+    note="passes the grad unchanged (the addend is a number, with no edge)")
 row("masked_fill", "MaskedFillBackward0",
     lambda x, mask, value: np.where(mask, np.asarray(value, x.dtype), x),
-    lambda g, ans, x, mask, value: np.where(mask, np.zeros((), g.dtype), g))
+    lambda g, ans, x, mask, value: np.where(mask, np.zeros((), g.dtype), g),
+    api="F.cross_entropy torch.masked_fill Tensor.masked_fill Tensor.masked_fill_",
+    note="passes the grad where the mask is False, zero where the value was filled in")
 
 
-# -- added ops: log1p, expm1, prod, var/std, cumsum and the smooth activations ------------------
+# -- log1p, expm1, prod, var/std, cumsum and the smooth activations --------------------------------
 # Rules stay with numpy calls on their arguments (so ``create_graph=True`` can re-run them on
 # Tensors); cumsum has no traceable spelling, so its rule's plain-array path uses numpy's cumsum
 # and the traced path an equivalent made of traceable calls; erf is computed with traceable calls.
@@ -801,33 +1113,368 @@ def _elu(x, alpha):
 
 
 row("log1p", "Log1PBackward0", np.log1p, lambda g, ans, x: g / (x + 1), saves="x",
-    floating=True)
+    floating=True,
+    api="torch.log1p Tensor.log1p Tensor.log1p_", make="unary", group="Pointwise",
+    note="grad / (1 + x)")
 row("expm1", "Expm1Backward0", np.expm1, lambda g, ans, x: g * (ans + 1), saves="r",
-    floating=True)
+    floating=True,
+    api="torch.expm1 Tensor.expm1 Tensor.expm1_", make="unary", group="Pointwise",
+    note="grad · (result + 1), i.e. grad · exp(x)")
 row("prod", "ProdBackward0",
     lambda x, dtype=None: np.prod(x, dtype=_sum_dtype(x) if dtype is None else dtype),
-    _prod_grad, saves="xr")
+    _prod_grad, saves="xr",
+    api="torch.prod Tensor.prod", group="Reductions",
+    note="grad · (the product of all the other elements) to each element")
 row("prod_dim", "ProdBackward1",
     lambda x, dim, keepdim, dtype=None: np.prod(
         x, axis=dim, keepdims=keepdim, dtype=_sum_dtype(x) if dtype is None else dtype),
-    _prod_grad, saves="xr")
-row("var", "VarBackward0", _var, _var_grad, saves="x")
+    _prod_grad, saves="xr",
+    api="torch.prod Tensor.prod",
+    note="along dim: grad · (the product of the other elements in that slice)")
+row("var", "VarBackward0", _var, _var_grad, saves="x",
+    api="torch.var Tensor.var", group="Reductions",
+    note="grad · 2 · (x − mean) / (n − correction)")
 row("std", "StdBackward0", lambda x, dim, correction, keepdim: np.sqrt(
-        _var(x, dim, correction, keepdim)), _std_grad, saves="xr")
-row("cumsum", "CumsumBackward0", _cumsum, _cumsum_grad)
+        _var(x, dim, correction, keepdim)), _std_grad, saves="xr",
+    api="torch.std Tensor.std", group="Reductions",
+    note="grad · (x − mean) / ((n − correction) · std), from the saved std")
+row("cumsum", "CumsumBackward0", _cumsum, _cumsum_grad,
+    api="torch.cumsum Tensor.cumsum", group="Reductions",
+    note="a reversed cumulative sum of the grad: each element gets the grads of every running "
+         "total it is part of")
 row("leaky_relu", "LeakyReluBackward0",
     lambda x, negative_slope: np.where(x > 0, x, x * negative_slope).astype(x.dtype),
-    lambda g, ans, x, negative_slope: np.where(x > 0, g, g * negative_slope), saves="x")
+    lambda g, ans, x, negative_slope: np.where(x > 0, g, g * negative_slope), saves="x",
+    api="F.leaky_relu", group="Activations",
+    note="passes the grad where x > 0, grad · negative_slope elsewhere")
 # in place (``inplace=True``): PyTorch saves the result instead of the input
 row("leaky_relu_", "LeakyReluBackward1",
     lambda x, negative_slope: np.where(x > 0, x, x * negative_slope).astype(x.dtype),
-    lambda g, ans, x, negative_slope: np.where(ans > 0, g, g * negative_slope), saves="r")
-row("gelu", "GeluBackward0", _gelu, _gelu_grad, saves="x")
-row("softplus", "SoftplusBackward0", _softplus, _softplus_grad, saves="x")
+    lambda g, ans, x, negative_slope: np.where(ans > 0, g, g * negative_slope), saves="r",
+    api="F.leaky_relu",
+    note="passes the grad where the result > 0, grad · negative_slope elsewhere (in place: "
+         "decided from the saved result)")
+row("gelu", "GeluBackward0", _gelu, _gelu_grad, saves="x",
+    api="F.gelu", group="Activations",
+    note="grad · (Φ(x) + x · φ(x)), with Φ, φ the normal CDF and density")
+row("softplus", "SoftplusBackward0", _softplus, _softplus_grad, saves="x",
+    api="F.softplus", group="Activations",
+    note="grad · σ(beta · x) (grad itself past the threshold)")
 row("elu", "EluBackward0", _elu,
     lambda g, ans, x, alpha: np.where(x <= 0, g * alpha * np.exp(np.minimum(x, 0)), g),
-    saves="x")
+    saves="x",
+    api="F.elu", group="Activations",
+    note="passes the grad where x > 0, grad · (result + alpha) elsewhere")
 row("elu_", "EluBackward1", _elu,
-    lambda g, ans, x, alpha: np.where(ans <= 0, g * (ans + alpha), g), saves="r")
+    lambda g, ans, x, alpha: np.where(ans <= 0, g * (ans + alpha), g), saves="r",
+    api="F.elu",
+    note="as EluBackward0, decided from the saved result (in place)")
 row("silu", "SiluBackward0", lambda x: x / (1 + np.exp(-x)),
-    lambda g, ans, x: (lambda s: g * s * (1 + x * (1 - s)))(_sigmoid(x)), saves="x")
+    lambda g, ans, x: (lambda s: g * s * (1 + x * (1 - s)))(_sigmoid(x)), saves="x",
+    api="F.silu", group="Activations",
+    note="grad · σ(x) · (1 + x · (1 − σ(x)))")
+
+
+# -- issue 14: more of the tensor API (pointwise math) ---------------------------------------------
+row("log10", "Log10Backward0", np.log10, lambda g, ans, x: g / (x * 2.302585092994046), saves="x",
+    floating=True,
+    api="torch.log10 Tensor.log10 Tensor.log10_", make="unary", group="Pointwise",
+    note="grad / (x · ln 10)")
+row("log2", "Log2Backward0", np.log2, lambda g, ans, x: g / (x * 0.6931471805599453), saves="x",
+    floating=True,
+    api="torch.log2 Tensor.log2 Tensor.log2_", make="unary", group="Pointwise",
+    note="grad / (x · ln 2)")
+row("asin", "AsinBackward0", np.arcsin, lambda g, ans, x: g / np.sqrt(-x * x + 1), saves="x",
+    floating=True,
+    api="torch.asin torch.arcsin Tensor.asin Tensor.arcsin Tensor.asin_ Tensor.arcsin_",
+    make="unary", group="Pointwise",
+    note="grad / sqrt(1 − x²)")
+row("acos", "AcosBackward0", np.arccos, lambda g, ans, x: -(g / np.sqrt(-x * x + 1)), saves="x",
+    floating=True,
+    api="torch.acos torch.arccos Tensor.acos Tensor.arccos Tensor.acos_ Tensor.arccos_",
+    make="unary", group="Pointwise",
+    note="−grad / sqrt(1 − x²)")
+row("atan", "AtanBackward0", np.arctan, lambda g, ans, x: g / (x * x + 1), saves="x",
+    floating=True,
+    api="torch.atan torch.arctan Tensor.atan Tensor.arctan Tensor.atan_ Tensor.arctan_",
+    make="unary", group="Pointwise",
+    note="grad / (1 + x²)")
+row("sinh", "SinhBackward0", np.sinh, lambda g, ans, x: g * np.cosh(x), saves="x",
+    floating=True,
+    api="torch.sinh Tensor.sinh Tensor.sinh_", make="unary", group="Pointwise",
+    note="grad · cosh(x)")
+row("cosh", "CoshBackward0", np.cosh, lambda g, ans, x: g * np.sinh(x), saves="x",
+    floating=True,
+    api="torch.cosh Tensor.cosh Tensor.cosh_", make="unary", group="Pointwise",
+    note="grad · sinh(x)")
+row("atan2", "Atan2Backward0", np.arctan2,
+    lambda g, ans, x, y: g * y / (x * x + y * y), lambda g, ans, x, y: g * -x / (x * x + y * y),
+    saves="xy", floating=True,
+    api="torch.atan2 torch.arctan2 Tensor.atan2 Tensor.arctan2 Tensor.atan2_ Tensor.arctan2_",
+    make="binary",
+    note="atan2(y=self, x=other): grad · other / (self² + other²) to self, −grad · self / (self² + "
+         "other²) to other")
+
+
+# -- layers: convolution, pooling, padding (numpy kernels in engine/ops/layers.py) ----------------
+# Called from engine/nn/functional.py with the arguments already checked and normalised
+# (stride, padding, dilation as tuples over the spatial dims); bias may be None (no edge).
+from . import layers as _layers  # noqa: E402
+
+row("convolution", "ConvolutionBackward0", _layers.conv_forward,
+    _layers.conv_grad_input, _layers.conv_grad_weight, _layers.conv_grad_bias,
+    saves="xy", roles=("input", "weight", "bias"), promote=False,
+    api="F.conv1d F.conv2d",
+    note="grad_input: the output grad correlated back through the flipped kernel (transposed "
+         "convolution); grad_weight: output grad × input windows summed over batch and "
+         "positions; grad_bias: output grad summed over all but the channel dim")
+row("constant_pad_nd", "ConstantPadNdBackward0", _layers.constant_pad, _layers.constant_pad_grad,
+    promote=False, api="F.pad F.conv1d F.conv2d",
+    note="the grad with the padded border cut off (cropped parts get zero)")
+row("max_pool2d", "MaxPool2DWithIndicesBackward0", _layers.max_pool_forward,
+    _layers.max_pool_grad, saves="x", promote=False, api="F.max_pool2d",
+    note="each output's grad goes to the input element that was the window's max (first of "
+         "ties); zero elsewhere, summed where windows overlap")
+row("avg_pool2d", "AvgPool2DBackward0", _layers.avg_pool_forward, _layers.avg_pool_grad,
+    saves="x", promote=False, api="F.avg_pool2d",
+    note="each output's grad spread evenly (÷ window size) over its window, summed where "
+         "windows overlap")
+row("adaptive_avg_pool2d", "AdaptiveAvgPool2DBackward0", _layers.adaptive_avg_pool_forward,
+    _layers.adaptive_avg_pool_grad, saves="x", promote=False, api="F.adaptive_avg_pool2d",
+    note="each output's grad spread evenly over its (adaptive) window")
+row("native_batch_norm", "NativeBatchNormBackward0", _layers.batch_norm_forward,
+    _layers.batch_norm_grad_input, _layers.batch_norm_grad_weight, _layers.batch_norm_grad_bias,
+    saves="xy", roles=("input", "weight", "bias"), promote=False, api="F.batch_norm",
+    note="training: invstd / N · (N·ĝ − Σĝ − x̂·Σ(ĝ·x̂)) per channel, ĝ = grad · weight; eval: "
+         "grad · weight · invstd of the running var; weight: Σ grad · x̂; bias: Σ grad")
+row("native_layer_norm", "NativeLayerNormBackward0", _layers.layer_norm_forward,
+    _layers.layer_norm_grad_input, _layers.layer_norm_grad_weight, _layers.layer_norm_grad_bias,
+    saves="xy", roles=("input", "weight", "bias"), promote=False, api="F.layer_norm",
+    note="invstd · (ĝ − mean(ĝ) − x̂·mean(ĝ·x̂)) over the normalized dims, ĝ = grad · weight; "
+         "weight: Σ grad · x̂; bias: Σ grad (over the leading dims)")
+row("embedding", "EmbeddingBackward0", _layers.embedding_forward, _layers.embedding_grad,
+    roles=("weight",), promote=False, api="F.embedding",
+    note="each looked-up row's grad added into that row of the weight's grad (repeats add up); "
+         "the padding_idx row gets zero")
+
+
+# -- issue 14: triangles, masks, gather/scatter, index_select/index_copy -------------------------
+# Index arrays are parameters (PyTorch gives them no edge); a rule reads them as constants.
+
+def _tri_mask(shape, diagonal, lower):
+    n, m = shape[-2], shape[-1]
+    mask = np.tri(n, m, diagonal, dtype=bool)
+    return mask if lower else ~np.tri(n, m, diagonal - 1, dtype=bool)
+
+
+def _keep_tri(x, diagonal, lower):
+    return np.where(_tri_mask(x.shape, diagonal, lower), x, np.zeros_like(x))
+
+
+def _along(index, dim):
+    """The full numpy index of ``index`` (gather/scatter's): its own values at ``dim``, each
+    element's own position elsewhere."""
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+def _gather(x, dim, index):
+    return x[_along(index, dim)]
+
+
+def _scatter(x, src, dim, index):
+    out = x.copy()
+    where = _along(index, dim)
+    out[where] = src[tuple(slice(0, n) for n in index.shape)] if src.ndim else src
+    return out
+
+
+def _scatter_value(x, dim, index, value):
+    out = x.copy()
+    out[_along(index, dim)] = value
+    return out
+
+
+def _scatter_add(x, src, dim, index):
+    out = x.copy()
+    np.add.at(out, _along(index, dim), src[tuple(slice(0, n) for n in index.shape)])
+    return out
+
+
+def _gathered_grad(g, src_shape, dim, index, node="ScatterBackward0"):
+    """A gradient for scatter's source: the grad read at the scattered positions."""
+    picked = g[_along(index, dim)]
+    if tuple(src_shape) != tuple(index.shape) and len(src_shape) == len(index.shape):
+        # PyTorch's formula (``grad.gather(dim, index)``) has the index's shape: its engine
+        # refuses it for a larger source
+        raise RuntimeError(
+            f"Function {node} returned "
+            f"an invalid gradient at index 1 - got [{', '.join(map(str, index.shape))}] but "
+            f"expected shape compatible with [{', '.join(map(str, src_shape))}]")
+    return picked
+
+
+def _gather_grad(g, ans, x, dim, index, shape):
+    out = np.zeros_like(g, shape=shape)
+    np.add.at(out, _along(index, dim), g)
+    return out
+
+
+def _dim_index(dim, index):
+    return (slice(None),) * dim + (index,)
+
+
+def _index_copy(x, src, dim, index):
+    out = x.copy()
+    out[_dim_index(dim, index)] = src
+    return out
+
+
+row("tril", "TrilBackward0", lambda x, diagonal: _keep_tri(x, diagonal, True),
+    lambda g, ans, x, diagonal: _keep_tri(g, diagonal, True),
+    param_defaults={"diagonal": 0},
+    api="torch.tril Tensor.tril Tensor.tril_", group="Matrix",
+    note="passes the grad on and below the diagonal (the kept lower triangle), zero above it")
+row("triu", "TriuBackward0", lambda x, diagonal: _keep_tri(x, diagonal, False),
+    lambda g, ans, x, diagonal: _keep_tri(g, diagonal, False),
+    param_defaults={"diagonal": 0},
+    api="torch.triu Tensor.triu Tensor.triu_", group="Matrix",
+    note="passes the grad on and above the diagonal (the kept upper triangle), zero below it")
+row("masked_fill_tensor", "MaskedFillBackward1",
+    lambda x, value, mask: np.where(mask, value.astype(x.dtype), x),
+    lambda g, ans, x, value, mask: np.where(mask, np.zeros((), g.dtype), g),
+    lambda g, ans, x, value, mask: np.sum(np.where(mask, g, np.zeros((), g.dtype))),
+    roles=("self", "value"), promote=False,
+    api="torch.masked_fill Tensor.masked_fill Tensor.masked_fill_",
+    note="passes the grad where the mask is False to self; the 0-d value gets the sum of the grad "
+         "where the mask is True (where it was filled in)")
+row("gather", "GatherBackward0", lambda x, dim, index, shape: _gather(x, dim, index),
+    _gather_grad,
+    api="torch.gather Tensor.gather",
+    note="scatters the grad into zeros at the gathered positions (positions gathered twice add)")
+row("scatter", "ScatterBackward0",
+    lambda x, src, dim, index, src_shape: _scatter(x, src, dim, index),
+    lambda g, ans, x, src, dim, index, src_shape: _zero_at(g, _along(index, dim)),
+    lambda g, ans, x, src, dim, index, src_shape: _gathered_grad(g, src_shape, dim, index),
+    roles=("self", "src"),
+    api="torch.scatter Tensor.scatter Tensor.scatter_",
+    note="the grad with the overwritten positions zeroed to self; the grad gathered at the "
+         "written positions to src")
+row("scatter_value", "ScatterBackward1",
+    lambda x, dim, index, value: _scatter_value(x, dim, index, value),
+    lambda g, ans, x, dim, index, value: _zero_at(g, _along(index, dim)),
+    api="torch.scatter Tensor.scatter Tensor.scatter_",
+    note="the grad with the overwritten positions zeroed (the scattered value is a number, with no "
+         "edge)")
+row("scatter_add", "ScatterAddBackward0",
+    lambda x, src, dim, index, src_shape: _scatter_add(x, src, dim, index),
+    lambda g, ans, x, src, dim, index, src_shape: g,
+    lambda g, ans, x, src, dim, index, src_shape: _gathered_grad(
+        g, src_shape, dim, index, "ScatterAddBackward0"),
+    roles=("self", "src"),
+    api="torch.scatter_add Tensor.scatter_add Tensor.scatter_add_",
+    note="the grad unchanged to self; the grad gathered at the positions each src element was "
+         "added into to src")
+row("index_select", "IndexSelectBackward0", lambda x, dim, index, shape: np.take(x, index, dim),
+    lambda g, ans, x, dim, index, shape: _index_backward(g, ans, x, _dim_index(dim, index), shape),
+    api="torch.index_select Tensor.index_select",
+    note="scatters the grad into zeros at the selected indices along dim (repeated indices add)")
+row("index_copy", "IndexCopyBackward0", lambda x, src, dim, index: _index_copy(x, src, dim, index),
+    lambda g, ans, x, src, dim, index: _zero_at(g, _dim_index(dim, index)),
+    lambda g, ans, x, src, dim, index: g[_dim_index(dim, index)],
+    roles=("self", "source"),
+    api="torch.index_copy Tensor.index_copy Tensor.index_copy_",
+    note="the grad with the copied-over indices zeroed to self; the grad at those indices along "
+         "dim to source")
+nondiff("all", lambda x, dim=None, keepdim=False: np.asarray(np.all(x, axis=dim, keepdims=keepdim)),
+        api="torch.all Tensor.all")
+nondiff("any", lambda x, dim=None, keepdim=False: np.asarray(np.any(x, axis=dim, keepdims=keepdim)),
+        api="torch.any Tensor.any")
+
+
+# -- issue 14: flip, repeat, trace -----------------------------------------------------------------
+
+def _repeat(x, repeats):
+    lead = len(repeats) - x.ndim
+    return np.tile(x.reshape((1,) * lead + x.shape), repeats)
+
+
+def _repeat_grad(g, ans, x, repeats, shape):
+    """Each copy's grad summed back: the result's dims split into (repeat, size) pairs, the repeat
+    axes summed (PyTorch's repeat_backward)."""
+    sizes = (1,) * (len(repeats) - len(shape)) + tuple(shape)
+    split = []
+    for r, n in zip(repeats, sizes):
+        split += [r, n]
+    summed = g.reshape(tuple(split)).sum(axis=tuple(range(0, 2 * len(repeats), 2)))
+    return summed.reshape(tuple(shape))
+
+
+def _trace_grad(g, ans, x, shape):
+    k = min(shape)
+    diag = np.arange(k)
+    return _index_backward(np.broadcast_to(g, (k,)), None, None, (diag, diag), shape)
+
+
+row("flip", "FlipBackward0", lambda x, dims: np.flip(x, dims).copy(),
+    lambda g, ans, x, dims: np.flip(g, dims), int_lists=("dims",),
+    api="torch.flip Tensor.flip", group="Shape",
+    note="flips the grad back along the same dims")
+row("repeat", "RepeatBackward0", lambda x, repeats, shape: _repeat(x, repeats), _repeat_grad,
+    int_lists=("repeats",),
+    api="Tensor.repeat torch.tile Tensor.tile", group={"repeat": "Shape"},
+    note="sums the grads of all the copies back onto the one input")
+row("trace", "TraceBackward0",
+    lambda x, shape: np.asarray(np.trace(x, dtype=_sum_dtype(x))), _trace_grad,
+    api="torch.trace Tensor.trace", group="Matrix",
+    note="puts the (scalar) grad on the diagonal, zero elsewhere")
+
+
+# -- rows whose node computes its gradient itself --------------------------------------------------
+# ``unbind`` (iterating a tensor): one UnbindBackward0 for all its outputs (``autograd.node.
+# UnbindNode``)
+NODE_OPS: dict[str, Op] = {}
+row("unbind", "UnbindBackward0", None, roles=(), table=NODE_OPS,
+    api="Tensor.unbind Tensor.__iter__",
+    note="stacks the outputs' grads back along dim (zeros for an output no grad reached)")
+
+ACCUMULATE_GRAD_NOTE = ("adds the incoming grad into the leaf's .grad (creating it if it was "
+                        "None): this is where .grad gets written")
+
+
+def rows() -> tuple:
+    """Every row: OPS, then BACKWARD_OPS and NODE_OPS."""
+    return (*OPS.values(), *BACKWARD_OPS.values(), *NODE_OPS.values())
+
+
+def notes() -> dict:
+    """{node name: the row's note}, with AccumulateGrad's; ``torch::autograd::`` names also under
+    their last part (``CopySlices``)."""
+    out = {"torch::autograd::AccumulateGrad": ACCUMULATE_GRAD_NOTE}
+    for op in rows():
+        if op.node_name and op.note:
+            out.setdefault(op.node_name, op.note)
+    for name in [n for n in out if n.startswith("torch::autograd::")]:
+        out.setdefault(name.rsplit(":", 1)[-1], out[name])
+    return out
+
+
+def palette_groups() -> dict:
+    """{palette id: group} from the rows' ``group`` (a row's own name unless it gives a dict)."""
+    out = {}
+    for op in rows():
+        g = op.group
+        if g is not None:
+            out.update(g if isinstance(g, dict) else {op.name: g})
+    return out
+
+
+def spellings(prefix: str) -> dict:
+    """{public name: the rows spelled so} for one prefix (``"torch."``, ``"Tensor."``, ``"F."``)."""
+    out: dict = {}
+    for op in rows():
+        for s in op.api:
+            if s.startswith(prefix):
+                out.setdefault(s[len(prefix):], []).append(op)
+    return out

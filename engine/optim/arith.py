@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-
 EXACT_FMA_LIMIT = 1 << 16
 
 

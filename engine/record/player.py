@@ -1,4 +1,5 @@
-"""Replay a recorded file in the debugger: ``RecordedSession`` stands in for ``engine.session.Session``.
+"""Replay a recorded file in the debugger: ``RecordedSession`` stands in for
+``engine.session.Session``.
 
 The window drives a live script through a ``Session``; a file recorded from real PyTorch has no
 script to run, so ``RecordedSession`` offers the part of the Session interface the window's
@@ -16,9 +17,10 @@ go_to = any point. Earlier iterations kept their tensors but not the gradients o
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -31,6 +33,7 @@ from ..session.state import Snapshot, TensorRecord, non_finite
 from ..session.timeline import BACKWARD, STEP, TimelinePoint
 from .graph import _recorded_of, recorded_graph
 from .replay import ReplayStep, graph_at_step, replay_steps
+
 
 @dataclass(frozen=True)
 class ReplayPosition(Position):

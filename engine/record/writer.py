@@ -13,7 +13,13 @@ import math
 import numpy as np
 
 from ..files import (
-    DEFAULT_LIMITS, GraphFile, Recorded, SavedOptimizer, SavedState, SavedTensor, dumps,
+    DEFAULT_LIMITS,
+    GraphFile,
+    Recorded,
+    SavedOptimizer,
+    SavedState,
+    SavedTensor,
+    dumps,
     write_atomic,
 )
 from .arrays import Budget, to_numpy

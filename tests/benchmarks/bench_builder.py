@@ -52,13 +52,13 @@ def bench_palette() -> None:
         ws = describe(engine.script.run(src), src)
         from engine.builder import check
 
-        def cold():
+        def cold(ws=ws):
             check._VERDICTS.clear()  # every op dry-run again, as for a new layout
             palette(ws, ["a", "b"])
 
         cold()  # warm-up
         ours = best_of(cold, repeat=5)
-        cached = best_of(lambda: palette(ws, ["a", "b"]), repeat=5)
+        cached = best_of(lambda ws=ws: palette(ws, ["a", "b"]), repeat=5)
         line = (f"  {n}x{n} and {n}x{n}: {ours * 1e3:7.2f} ms for {len(CATALOG)} ops "
                 f"({cached * 1e3:5.2f} ms when the layout was seen)")
         if torch is not None:
@@ -66,11 +66,11 @@ def bench_palette() -> None:
             tb = torch.zeros(n, n)
             calls = _torch_calls(torch, F)
 
-            def theirs():
+            def theirs(calls=calls, ta=ta, tb=tb):
                 for call in calls:
                     try:
                         call(ta, tb)
-                    except Exception:  # noqa: BLE001 - a refusal is a verdict too
+                    except Exception:
                         pass
 
             theirs()
@@ -115,8 +115,9 @@ def bench_describe() -> None:
         src = ("import torch\n"
                f"ts = [torch.ones(3, requires_grad=True) * i for i in range({count})]\n")
         ns = engine.script.run(src)
-        took = best_of(lambda: describe(ns, src), repeat=5)
-        print(f"  {count:5d} named tensors: {took * 1e3:7.2f} ms  ({took / count * 1e6:5.1f} µs each)")
+        took = best_of(lambda ns=ns, src=src: describe(ns, src), repeat=5)
+        print(f"  {count:5d} named tensors: {took * 1e3:7.2f} ms  "
+              f"({took / count * 1e6:5.1f} µs each)")
 
 
 def bench_gesture() -> None:
@@ -125,8 +126,8 @@ def bench_gesture() -> None:
 
     import engine.script
     from app.main_window import MainWindow
-    from engine.builder.check import apply_op
     from engine.builder.catalog import BY_ID
+    from engine.builder.check import apply_op
 
     app = QApplication.instance() or QApplication(sys.argv)
     settings = QSettings(str(Path(tempfile.mkdtemp()) / "s.ini"), QSettings.Format.IniFormat)
@@ -140,7 +141,8 @@ def bench_gesture() -> None:
         "MLP, 100 training iterations": (
             "import torch\nimport torch.nn.functional as F\n\n"
             "X = torch.rand(64, 8)\nY = torch.rand(64, 1)\n"
-            "W1 = torch.rand(8, 32, requires_grad=True)\nW2 = torch.rand(32, 1, requires_grad=True)\n"
+            "W1 = torch.rand(8, 32, requires_grad=True)\n"
+            "W2 = torch.rand(32, 1, requires_grad=True)\n"
             "optimizer = torch.optim.SGD([W1, W2], lr=0.01)\n"
             "for iteration in range(100):\n"
             "    optimizer.zero_grad()\n"
@@ -157,7 +159,7 @@ def bench_gesture() -> None:
                                          run_to_first_breakpoint=False)
         window.controller.run_to_end()
         window.controller.wait_idle(60000)
-        floor = best_of(lambda: engine.script.run(src), repeat=3)
+        floor = best_of(lambda src=src: engine.script.run(src), repeat=3)
         runs = []
         for k in range(5):
             ws = window.controller.snapshot.workspace

@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import engine  # noqa: E402
+import engine
 
 try:
     import torch
@@ -240,7 +240,8 @@ def main() -> None:
     case("(c) chain 5000 fwd", e_fwd, t_fwd, None, 2)
     case("(c) chain 5000 fwd+bwd", e_fb, t_fb, None, 2)
 
-    print(f"{'case':28} {'engine':>10} {'torch':>10} {'numpy':>10} {'eng/torch':>10} {'eng/numpy':>10}")
+    print(f"{'case':28} {'engine':>10} {'torch':>10} {'numpy':>10} "
+          f"{'eng/torch':>10} {'eng/numpy':>10}")
     for name, e, t, n in rows:
         ft = f"{t * 1e3:9.3f}m" if t else f"{'-':>10}"
         fn = f"{n * 1e3:9.3f}m" if n else f"{'-':>10}"

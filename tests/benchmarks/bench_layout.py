@@ -20,13 +20,13 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import engine as T  # noqa: E402
-from engine.gc_policy import settle_after_imports  # noqa: E402
-from engine.graph import build_graph, layout  # noqa: E402
-from engine.graph.layering import assign_layers, make_proper  # noqa: E402
-from engine.graph.synthetic import trace_like_dag, wide_random_dag  # noqa: E402
+import engine as T
+from engine.gc_policy import settle_after_imports
+from engine.graph import build_graph, layout
+from engine.graph.layering import assign_layers, make_proper
+from engine.graph.synthetic import trace_like_dag, wide_random_dag
 
 
 def engine_mlp(n_nodes: int):

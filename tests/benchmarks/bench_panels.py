@@ -134,9 +134,9 @@ def wait_until_idle(controller, timeout_ms: int = 600_000) -> None:
 
 def redraw_seconds(iterations: int = 10_000) -> float:
     """Best redraw time of the training plots holding ``iterations`` iterations."""
-    import engine as torch
     from PySide6.QtWidgets import QApplication
 
+    import engine as torch
     from app.panels import TrainingPlotsPanel
     from app.panels.common import panels_hub
 

@@ -22,10 +22,10 @@ ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "tests", "engine", "record"))
 
-import torch  # noqa: E402
+import torch
 
-import engine.record as record  # noqa: E402
-from tests.engine.record.plain_resnet import deep_resnet, resnet18  # noqa: E402
+import engine.record as record
+from tests.engine.record.plain_resnet import deep_resnet, resnet18
 
 
 def _timed(fn):
@@ -83,7 +83,7 @@ def main() -> None:
             cells = "".join(f"{best[c]:>9d}" if isinstance(best[c], int) else f"{best[c]:>9.2f}"
                             for c in cols)
             print(f"{name:10}{cells}")
-    print("times in seconds (best of %d); record = backward with hooks + conversion" % args.repeat)
+    print(f"times in seconds (best of {args.repeat}); record = backward with hooks + conversion")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import engine  # noqa: E402
-from engine.script import Interpreter  # noqa: E402
+import engine
+from engine.script import Interpreter
 
 MODULE_LOOP = """
 import torch
@@ -77,7 +77,7 @@ def direct(source: str):
 
     sys.modules.update({"torch": engine, "torch.nn": engine.nn, "torch.optim": engine.optim})
     try:
-        exec(compile(source, "<direct>", "exec"), namespace)  # noqa: S102 - the baseline
+        exec(compile(source, "<direct>", "exec"), namespace)
     finally:
         for k, v in saved.items():
             if v is None:

@@ -39,7 +39,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import engine  # noqa: E402
+import engine
 
 
 def load_engine(label: str, path: str):
@@ -147,11 +147,12 @@ def main(argv) -> None:
     cases = {}
     for label, lib in libs.items():
         step, fwd, make_bwd = mlp(lib)
+        chained = chain(lib)
         cases[label] = {
             "(a) MLP step": lambda s=step: timed(s, 5),
             "(fwd) MLP forward": lambda f=fwd: timed(f, 10),
             "(bwd) MLP backward": lambda m=make_bwd: timed_backward(m, 10),
-            "(chain) 200 ops fwd+bwd": lambda c=chain(lib): timed(c, 1),
+            "(chain) 200 ops fwd+bwd": lambda c=chained: timed(c, 1),
         }
     names = list(next(iter(cases.values())))
     best = {label: {n: float("inf") for n in names} for label in libs}

@@ -29,8 +29,8 @@ os.environ.setdefault("GRADSTEP_RECOVERY_DIR", tempfile.mkdtemp(prefix="gradstep
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from PySide6.QtCore import QSettings  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
 
 
 def chain_script(ops: int) -> str:
@@ -61,9 +61,8 @@ class _Stages:
 
     def __init__(self) -> None:
         import engine.graph as graph_pkg
-        from engine.session import Session
-
         from app.graph_view import GraphView
+        from engine.session import Session
 
         self.times: dict[str, float] = {}
         self._undo = []
@@ -130,10 +129,9 @@ def bench_open(app, settings, ops: int) -> tuple[float, float, dict]:
 
 
 def bench_view(app, n: int) -> dict:
+    from app.graph_view import GraphView
     from engine.graph.layout import layout
     from engine.graph.synthetic import trace_like_dag
-
-    from app.graph_view import GraphView
 
     graph = trace_like_dag(n)
     lay = layout(graph)
@@ -158,11 +156,10 @@ def bench_view(app, n: int) -> dict:
 def bench_backward_step(app, ops: int = 330) -> dict:
     """Redraw after one backward step on a ~1,000-node graph, at 1:1 and fit-all."""
     import engine as torch
-    from engine.graph.layout import layout
-    from engine.graph.model import build_graph
-
     from app.graph_view import GraphView
     from app.main_window import _last_executed
+    from engine.graph.layout import layout
+    from engine.graph.model import build_graph
 
     x = torch.tensor([0.5, 1.0, 1.5], requires_grad=True)
     w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)

@@ -13,8 +13,6 @@ KNOWN_GAPS = {
         "interpreter refuses `import math` -- ScriptError(forbidden) line 13: import of 'math' is not available: scripts can import torch (and its nn, optim",
     ("003_examples_polynomial_autograd", "interpreter"):
         "interpreter refuses `import math` -- ScriptError(forbidden) line 13: import of 'math' is not available: scripts can import torch (and its nn, optim",
-    ("004_examples_polynomial_custom_function", "engine"):
-        "torch.autograd.Function missing -- AttributeError: module 'engine.autograd' has no attribute 'Function' (line 15)",
     ("004_examples_polynomial_custom_function", "interpreter"):
         "interpreter refuses `import math` -- ScriptError(forbidden) line 12: import of 'math' is not available: scripts can import torch (and its nn, optim",
     ("005_examples_polynomial_nn", "interpreter"):
@@ -27,8 +25,6 @@ KNOWN_GAPS = {
         "interpreter refuses `import math` -- ScriptError(forbidden) line 14: import of 'math' is not available: scripts can import torch (and its nn, optim",
     ("009_lpwe_two_layer_numpy", "interpreter"):
         "interpreter's numpy subset lacks np.random.default_rng -- ScriptError(forbidden) line 18: numpy.random.default_rng is not available in gradstep scripts (only a subset o",
-    ("012_lpwe_custom_relu_function", "engine"):
-        "torch.autograd.Function missing -- AttributeError: module 'engine.autograd' has no attribute 'Function' (line 14)",
     ("012_lpwe_custom_relu_function", "interpreter"):
         "torch.autograd.Function missing -- ScriptError(runtime) line 14: AttributeError: module 'torch.autograd' has no attribute 'Function'",
     ("016_lpwe_dynamic_net_relu", "interpreter"):
@@ -61,8 +57,6 @@ KNOWN_GAPS = {
         "torch.sin_ / torch.asin missing -- AttributeError: module 'torch' has no attribute 'sin_' (line 159)",
     ("030_introyt_autograd", "interpreter"):
         "interpreter refuses `import math` -- ScriptError(forbidden) line 14: import of 'math' is not available: scripts can import torch (and its nn, optim",
-    ("031_introyt_autograd_functional", "engine"):
-        "torch.autograd.functional.jacobian/hessian/vjp missing -- AttributeError: module 'engine.autograd.functional' has no attribute 'jacobian' (line 21)",
     ("031_introyt_autograd_functional", "interpreter"):
         "torch.autograd.functional.jacobian/hessian/vjp missing -- ScriptError(forbidden) line 21: torch.autograd.functional is not available in gradstep scripts",
     ("032_introyt_tensors_deeper", "engine"):
@@ -121,24 +115,14 @@ KNOWN_GAPS = {
         "legacy tensor types (torch.DoubleTensor/FloatTensor) missing -- AttributeError: module 'torch' has no attribute 'DoubleTensor' (line 16)",
     ("059_migration_tensor_variable", "interpreter"):
         "legacy tensor types (torch.DoubleTensor/FloatTensor) missing -- ScriptError(runtime) line 16: AttributeError: module 'torch' has no attribute 'DoubleTensor'",
-    ("065_docs_functional_hessian", "engine"):
-        "torch.autograd.functional.jacobian/hessian/vjp missing -- AttributeError: module 'engine.autograd.functional' has no attribute 'hessian' (line 19)",
     ("065_docs_functional_hessian", "interpreter"):
         "torch.autograd.functional.jacobian/hessian/vjp missing -- ScriptError(forbidden) line 19: torch.autograd.functional is not available in gradstep scripts",
-    ("066_tutorial_double_backward_square", "engine"):
-        "torch.autograd.Function missing -- AttributeError: module 'engine.autograd' has no attribute 'Function' (line 15)",
     ("066_tutorial_double_backward_square", "interpreter"):
         "torch.autograd.Function missing -- ScriptError(runtime) line 15: AttributeError: module 'torch.autograd' has no attribute 'Function'",
-    ("067_docs_extending_linear_function", "engine"):
-        "torch.autograd.Function missing -- ImportError: cannot import name 'Function' from 'engine.autograd' (line 17)",
     ("067_docs_extending_linear_function", "interpreter"):
         "interpreter refuses underscore attributes (`_modules`, `_version`, `__class__`) -- ScriptError(forbidden) line 73: attribute '__class__' is not available: names starting with '_' are internal",
-    ("068_docs_extending_mulconstant", "engine"):
-        "torch.autograd.Function missing -- ImportError: cannot import name 'Function' from 'engine.autograd' (line 13)",
     ("068_docs_extending_mulconstant", "interpreter"):
         "torch.autograd.Function missing -- ScriptError(runtime) line 13: ImportError: cannot import name 'Function' from 'torch.autograd'",
-    ("069_discuss_custom_exp_save_grad", "engine"):
-        "torch.autograd.Function missing -- AttributeError: module 'engine.autograd' has no attribute 'Function' (line 18)",
     ("069_discuss_custom_exp_save_grad", "interpreter"):
         "torch.autograd.Function missing -- ScriptError(runtime) line 18: AttributeError: module 'torch.autograd' has no attribute 'Function'",
     ("073_recipe_what_is_state_dict", "engine"):

@@ -121,13 +121,13 @@ def _on_alarm(signum, frame):
 
 def _engine_as_torch() -> None:
     """Make ``import torch`` (and its submodules) give the engine, for the rest of the child."""
-    import engine  # noqa: F401
-    import engine.autograd  # noqa: F401
-    import engine.nn  # noqa: F401
-    import engine.nn.functional  # noqa: F401
-    import engine.nn.init  # noqa: F401
-    import engine.optim  # noqa: F401
-    import engine.optim.lr_scheduler  # noqa: F401
+    import engine
+    import engine.autograd
+    import engine.nn
+    import engine.nn.functional
+    import engine.nn.init
+    import engine.optim
+    import engine.optim.lr_scheduler
     import engine.utils.data  # noqa: F401
 
     for name, module in list(sys.modules.items()):
@@ -148,7 +148,7 @@ def _reset(mode: str) -> None:
 
 def _exec_file(path: Path, source: str) -> None:
     namespace = {"__name__": "__main__", "__file__": str(path)}
-    exec(compile(source, str(path), "exec"), namespace)  # noqa: S102 - the program under test
+    exec(compile(source, str(path), "exec"), namespace)
 
 
 def _interpret(path: Path, source: str) -> tuple[str, str | None]:
@@ -184,7 +184,7 @@ def run_here(path: Path, mode: str) -> dict:
             else:
                 with contextlib.redirect_stdout(out):
                     _exec_file(path, source)
-    except BaseException as e:  # noqa: BLE001 - reported, not raised
+    except BaseException as e:
         tb = traceback.extract_tb(e.__traceback__)
         where = next((f"line {f.lineno}" for f in reversed(tb) if f.filename == str(path)), "")
         error = f"{type(e).__name__}: {e} ({where})" if where else f"{type(e).__name__}: {e}"
@@ -319,7 +319,8 @@ def _diff(name: str) -> None:
         print(f"===== {mode} ({r['seconds']} s) error={r['error']}")
         print(r["output"])
     for mode in ("engine", "interpreter"):
-        print(f"----- {mode}: {verdict(results['torch'][Path(name).stem], results[mode][Path(name).stem])}")
+        stem = Path(name).stem
+        print(f"----- {mode}: {verdict(results['torch'][stem], results[mode][stem])}")
 
 
 if __name__ == "__main__":

@@ -108,7 +108,7 @@ def run(module, snippet):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return snippet(module)
-    except Exception as e:  # noqa: BLE001 - the exception is what gets compared
+    except Exception as e:
         return e
 
 

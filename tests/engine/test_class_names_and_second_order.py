@@ -6,14 +6,12 @@ torch prints one defined in ``__main__``), and the node names of second-order gr
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
 import engine
 from tests.engine.differential import check
-
 from tests.engine.script.script_diff import check_script
 
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning")]
@@ -235,12 +233,15 @@ def test_fused_backward_rows_match_finite_differences():
         out = (apply(op, g, y) * engine.tensor(w)).sum()
         dg, dy = engine.autograd.grad(out, (g, y))
         eps = 1e-6
-        for k, (arr, d) in enumerate(((g0, dg), (y0, dy))):
+        for k, (_, d) in enumerate(((g0, dg), (y0, dy))):
             for i in range(5):
                 up, down = [a.copy() for a in (g0, y0)], [a.copy() for a in (g0, y0)]
                 up[k][i] += eps
                 down[k][i] -= eps
-                f = lambda args: (op.forward(*args) * w).sum()  # noqa: E731
+
+                def f(args, op=op, w=w):
+                    return (op.forward(*args) * w).sum()
+
                 assert abs((f(up) - f(down)) / (2 * eps) - d._data[i]) < 1e-6, (op.name, k, i)
 
 

@@ -122,8 +122,8 @@ def test_look_alikes_are_ordinary_values_and_no_user_code_runs():
     calls = []
 
     class FakeModule:
-        _parameters = {"w": engine.ones(1)}  # noqa: RUF012
-        _modules: dict = {}  # noqa: RUF012
+        _parameters = {"w": engine.ones(1)}
+        _modules: dict = {}
 
         def named_parameters(self):
             calls.append("named_parameters")
@@ -134,8 +134,8 @@ def test_look_alikes_are_ordinary_values_and_no_user_code_runs():
             raise AttributeError(name)
 
     class FakeOptimizer:
-        param_groups = [{"params": [engine.ones(1)]}]  # noqa: RUF012
-        state: dict = {}  # noqa: RUF012
+        param_groups = [{"params": [engine.ones(1)]}]
+        state: dict = {}
 
     class MyList(list):
         def __iter__(self):
@@ -342,8 +342,8 @@ loss.backward()
 @pytest.mark.parametrize("consumer", ["graph", "session", "files", "npz", "builder"])
 def test_no_consumer_calls_a_look_alikes_methods(consumer):
     class Trap:
-        param_groups = [{"params": [engine.ones(1)]}]  # noqa: RUF012
-        state: dict = {}  # noqa: RUF012
+        param_groups = [{"params": [engine.ones(1)]}]
+        state: dict = {}
 
         def named_parameters(self):
             raise AssertionError("user code ran")

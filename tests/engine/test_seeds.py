@@ -18,7 +18,7 @@ SEEDS = sorted((Path(__file__).parents[1] / "fixtures" / "seeds").glob("*.py"))
 def _engine_modules() -> dict:
     """``torch`` and ``torch.<sub>`` names for the engine and all its loaded subpackages."""
     import engine
-    import engine.nn  # noqa: F401 - loaded so ``torch.nn`` resolves to the engine's
+    import engine.nn
     import engine.optim  # noqa: F401
 
     return {"torch" + name[len("engine"):]: module for name, module in sys.modules.items()

@@ -59,7 +59,8 @@ def randperm(n: int, generator=None) -> list:
 
 
 def randint(high: int, size: int, generator=None) -> list:
-    """``torch.randint(high=high, size=(size,), dtype=torch.int64, generator=generator).tolist()``."""
+    """As ``torch.randint(high=high, size=(size,), dtype=torch.int64, generator=generator)``,
+    then ``.tolist()``."""
     if generator is not None and _accepts_generator(engine.randint):
         return engine.randint(0, high, (size,), dtype=engine.int64, generator=generator).tolist()
     return engine.randint(0, high, (size,), dtype=engine.int64).tolist()
@@ -79,7 +80,8 @@ def multinomial(weights, num_samples: int, replacement: bool, generator=None) ->
     if w.ndim != 1 or (w < 0).any() or not np.isfinite(w).all() or w.sum() <= 0:
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     if not replacement and num_samples > int((w > 0).sum()):
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement")
     kwargs = {} if generator is None or not _accepts_generator(engine.rand) else {
         "generator": generator}
     if replacement:

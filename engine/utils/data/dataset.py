@@ -51,7 +51,10 @@ class IterableDataset(Dataset[_T_co], Iterable, metaclass=TorchNamedABCMeta):
 
 
 class TensorDataset(Dataset[tuple]):
-    """Wraps tensors of one first-dimension size; sample ``i`` is ``tuple(t[i] for t in tensors)``."""
+    """Wraps tensors of one first-dimension size.
+
+    Sample ``i`` is ``tuple(t[i] for t in tensors)``.
+    """
 
     _torch_class_name = "torch.utils.data.dataset.TensorDataset"
 
@@ -151,7 +154,7 @@ class ConcatDataset(Dataset[_T_co]):
             raise AssertionError("datasets should not be an empty iterable")
         for d in self.datasets:
             if isinstance(d, IterableDataset):
-                raise AssertionError(  # noqa: TRY004 - PyTorch's type
+                raise AssertionError(
                     "ConcatDataset does not support IterableDataset")
         self.cumulative_sizes = self.cumsum(self.datasets)
 
@@ -183,7 +186,7 @@ class ChainDataset(IterableDataset):
     def __iter__(self):
         for d in self.datasets:
             if not isinstance(d, IterableDataset):
-                raise AssertionError(  # noqa: TRY004 - PyTorch's type
+                raise AssertionError(
                     "ChainDataset only supports IterableDataset")
             yield from d
 
@@ -191,7 +194,7 @@ class ChainDataset(IterableDataset):
         total = 0
         for d in self.datasets:
             if not isinstance(d, IterableDataset):
-                raise AssertionError(  # noqa: TRY004 - PyTorch's type
+                raise AssertionError(
                     "ChainDataset only supports IterableDataset")
             total += len(d)
         return total

@@ -128,7 +128,7 @@ class WeightedRandomSampler(Sampler[int]):
             raise ValueError("num_samples should be a positive integer value, but got "
                              f"num_samples={num_samples}")
         if not isinstance(replacement, bool):
-            raise ValueError("replacement should be a boolean value, but got "  # noqa: TRY004
+            raise ValueError("replacement should be a boolean value, but got "
                              f"replacement={replacement}")
 
         weights_tensor = engine.as_tensor(weights, dtype=engine.double)
@@ -161,7 +161,7 @@ class BatchSampler(Sampler[list[int]]):
             raise ValueError("batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
         if not isinstance(drop_last, bool):
-            raise ValueError(  # noqa: TRY004 - PyTorch's type
+            raise ValueError(
                 f"drop_last should be a boolean value, but got drop_last={drop_last}")
         self.sampler = sampler
         self.batch_size = batch_size

@@ -1,7 +1,7 @@
-"""Differential tests (engine vs real PyTorch, via ``tests.engine.differential.check``) for four fidelity gaps:
-how ``type(x)`` prints, iterating a tensor (one UnbindBackward0 node), the version counters of
-gradients (``.grad``, ``autograd.grad``'s results), and what a node saves (``grad_fn._saved_*``,
-and so which in-place change breaks a backward).
+"""Differential tests (engine vs real PyTorch, via ``tests.engine.differential.check``) for four
+fidelity gaps: how ``type(x)`` prints, iterating a tensor (one UnbindBackward0 node), the version
+counters of gradients (``.grad``, ``autograd.grad``'s results), and what a node saves
+(``grad_fn._saved_*``, and so which in-place change breaks a backward).
 """
 
 from __future__ import annotations
@@ -232,7 +232,8 @@ def _versions(t):
     y.backward()
     out["after-none"] = V(x.grad)
     for name, make in {
-        "sum": lambda x: x.sum(), "mean": lambda x: x.mean(), "scaled-mean": lambda x: (x * 2).mean(),
+        "sum": lambda x: x.sum(), "mean": lambda x: x.mean(),
+        "scaled-mean": lambda x: (x * 2).mean(),
         "x+x": lambda x: (x + x).sum(), "sum+sum": lambda x: x.sum() + x.sum(),
         "two-uses": lambda x: (x * 2).sum() + (x * 3).sum(),
     }.items():

@@ -11,6 +11,7 @@ import time
 import warnings
 
 import pytest
+
 from tests.engine.builder.support import tensors_script
 
 torch = pytest.importorskip("torch")
@@ -54,7 +55,8 @@ def _is_int(o):
 # Where the engine (engine/ops, engine/nn/functional.py) still decides or words differently from
 # PyTorch 2.x; the builder shows the engine's verdict, so these cases differ here too. Each rule:
 # (ops, kinds of difference, predicate over the operands and params, what differs). A rule that
-# no longer matches any difference fails the test (strict): a fix in the engine asks for its removal.
+# no longer matches any difference fails the test (strict): a fix in the engine asks for its
+# removal.
 KNOWN_DIFFERENCES: list = []
 
 
@@ -93,8 +95,8 @@ def _torch_outcome(text, ns):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            return eval(text, dict(ns)), None  # noqa: S307 - the test's own generated text
-        except Exception as e:  # noqa: BLE001
+            return eval(text, dict(ns)), None
+        except Exception as e:
             return None, f"{type(e).__name__}: {e}"
 
 
@@ -259,7 +261,8 @@ def test_spelling_follows_the_script():
     src = "import torch\nfrom torch.nn import functional as fn\n"
     assert op_expression("mse_loss", ["a", "b"], {"reduction": "sum"}, src) == \
         ("fn.mse_loss(a, b, reduction='sum')", ())
-    assert op_expression("relu", ["x"], {}, "import torch\nF = 3\n") == ("torch.nn.functional.relu(x)", ())
+    assert op_expression("relu", ["x"], {}, "import torch\nF = 3\n") == (
+        "torch.nn.functional.relu(x)", ())
     assert op_expression("pow", [-2, "x"], {}, "")[0] == "(-2) ** x"
 
 
@@ -269,7 +272,7 @@ def test_view_sees_the_operands_layout():
            "e = torch.rand(3, 1).expand(3, 4)\nplain = torch.rand(3, 4)\n")
     ws = describe(engine.script.run(src), src)
     ns = {}
-    exec(src, ns)  # noqa: S102 - the same script in torch
+    exec(src, ns)
     for name in ("mt", "e", "plain", "m"):
         for op_id, params in (("view", {"shape": "-1"}), ("reshape", {"shape": "-1"}), ("t", {})):
             assert _compare(BY_ID[op_id], [name], params, ws, ns) is None, (op_id, name)

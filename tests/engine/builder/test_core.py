@@ -11,8 +11,14 @@ import pytest
 
 import engine.script
 from engine.builder.edits import (
-    BuildError, CodeEdit, append_statement, functional_alias, functional_import, import_line_for,
-    torch_alias, torch_import,
+    BuildError,
+    CodeEdit,
+    append_statement,
+    functional_alias,
+    functional_import,
+    import_line_for,
+    torch_alias,
+    torch_import,
 )
 from engine.builder.names import name_problem, suggest_name
 from engine.builder.workspace import Workspace, describe, names_bound_in, script_expression
@@ -63,10 +69,10 @@ def test_workspace_matches_torch(workspace):
     ns = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        exec(_without_unsupported(WORKSPACE_SCRIPT), ns)  # noqa: S102 - the test's own script
+        exec(_without_unsupported(WORKSPACE_SCRIPT), ns)
     assert workspace.tensors, "no tensors found"
     for name, info in workspace.tensors.items():
-        t = eval(name, ns)  # noqa: S307 - every name must be an expression the script can use
+        t = eval(name, ns)
         assert isinstance(t, torch.Tensor), name
         assert info.shape == tuple(t.shape), name
         assert info.dtype == str(t.dtype).removeprefix("torch."), name
@@ -163,7 +169,8 @@ def test_multi_line_code_and_line_after_imports():
 
 def test_imports_added_once_compared_by_meaning():
     src = "from torch.nn import functional as F\nimport torch\nx = torch.ones(2)\n"
-    edit = append_statement(src, "y = F.relu(x)", imports=("import torch", "import torch.nn.functional as F"))
+    edit = append_statement(src, "y = F.relu(x)",
+                            imports=("import torch", "import torch.nn.functional as F"))
     assert edit.source == src + "y = F.relu(x)\n"
     # added when missing, at line 1 when the script has no imports
     edit = append_statement("x = 1\n", "y = 2", imports=("import torch", "import torch"))
@@ -191,7 +198,8 @@ def test_torch_and_functional_aliases():
     assert functional_import("from torch.nn import functional\n") == ("functional", ())
     assert functional_import("import torch\n") == ("F", ("import torch.nn.functional as F",))
     assert functional_import("import torch as T\nF = 2\n") == ("T.nn.functional", ())
-    assert functional_import("x = 1\n", taken=frozenset({"F"})) == ("torch.nn.functional", ("import torch",))
+    assert functional_import("x = 1\n", taken=frozenset({"F"})) == (
+        "torch.nn.functional", ("import torch",))
     assert functional_alias("import torch\n") == "F"
     assert import_line_for("torch") == "import torch"
     assert import_line_for("torch.nn.functional", "F") == "import torch.nn.functional as F"
@@ -205,16 +213,17 @@ def test_build_error():
 
 
 def test_appended_code_runs_in_torch_with_the_alias():
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     from engine.builder.check import apply_op
 
     src = "import torch as T\nx = T.tensor([1.0, -2.0], requires_grad=True)\n"
     w = describe(engine.script.run(src), src)
     edit = apply_op(src, w, "relu", ["x"], {}, "h")
-    edit = apply_op(edit.source, describe(engine.script.run(edit.source), edit.source), "exp", ["h"], {}, "e")
+    edit = apply_op(edit.source, describe(engine.script.run(edit.source), edit.source),
+                    "exp", ["h"], {}, "e")
     assert "T.exp(h)" in edit.source and "import torch\n" not in edit.source
     ns = {}
-    exec(edit.source, ns)  # noqa: S102 - what the builder wrote runs in real torch
+    exec(edit.source, ns)
     assert ns["e"].grad_fn.name() == "ExpBackward0"
     engine_ns = engine.script.run(edit.source)
     assert engine_ns["e"].tolist() == pytest.approx(ns["e"].tolist())
@@ -250,7 +259,8 @@ def test_name_problems(workspace):
     assert "keyword" in name_problem("lambda", workspace)
     assert "builtin" in name_problem("sum", workspace)
     assert "builtin" in name_problem("print", workspace)
-    assert name_problem("loss", workspace) == "'loss' is already a tensor (float32 scalar) in the script"
+    assert name_problem("loss", workspace) == (
+        "'loss' is already a tensor (float32 scalar) in the script")
     assert name_problem("count", workspace) == "'count' is already used in the script"
     assert "optimizer" in name_problem("opt", workspace)
     assert "module" in name_problem("model", workspace)

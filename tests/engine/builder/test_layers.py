@@ -18,11 +18,15 @@ import engine.script
 from engine import creation
 from engine.builder.edits import BuildError
 from engine.builder.modules import (
-    NOT_CHECKED_DROPOUT, LayerForm, apply_module_call, layer_form_errors, layer_statement,
-    module_call_verdict, new_layer,
+    NOT_CHECKED_DROPOUT,
+    LayerForm,
+    apply_module_call,
+    layer_form_errors,
+    layer_statement,
+    module_call_verdict,
+    new_layer,
 )
 from engine.builder.workspace import ModuleSpec, Workspace, describe
-
 from tests.engine.builder.support import run_torch, tensors_script
 
 # name -> (shape, dtype, requires_grad, made by an op)
@@ -123,7 +127,7 @@ def _torch_call(module, operand, ns):
         warnings.simplefilter("ignore")
         try:
             return ns[module](ns[operand]), None
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             return None, f"{type(e).__name__}: {e}"
 
 

@@ -42,10 +42,10 @@ def _run_torch(code):
     out = io.StringIO()
     with warnings.catch_warnings(), contextlib.redirect_stdout(out):
         warnings.simplefilter("ignore")
-        exec(SCRIPT, ns)  # noqa: S102 - the test's own script
+        exec(SCRIPT, ns)
         try:
-            exec(code, ns)  # noqa: S102
-        except Exception as e:  # noqa: BLE001
+            exec(code, ns)
+        except Exception as e:
             return ns, out.getvalue(), f"{type(e).__name__}: {e}"
     return ns, out.getvalue(), None
 
@@ -82,13 +82,15 @@ def test_actions_follow_torch(name, workspace):
     actions = node_actions(workspace, name, SCRIPT)
     ids = [a.id for a in actions]
     info = workspace.tensors[name]
-    assert ("backward" in ids) == (info.numel == 1) and ("backward_ones" in ids) == (info.numel != 1)
+    assert ("backward" in ids) == (info.numel == 1)
+    assert ("backward_ones" in ids) == (info.numel != 1)
     for action in actions:
         t_ns, t_out, t_error = _run_torch(action.code)
         if action.enabled:
             assert t_error is None, f"{action.code}: enabled, but torch says {t_error}"
         elif _is_error_reason(action.reason):
-            assert t_error is not None, f"{action.code}: refused ({action.reason}) but torch accepts it"
+            assert t_error is not None, (
+                f"{action.code}: refused ({action.reason}) but torch accepts it")
             assert action.reason.splitlines()[0] == t_error.splitlines()[0]
         else:
             # refused as pointless: torch accepts it, and it changes nothing

@@ -15,13 +15,19 @@ import pytest
 
 import engine
 import engine.script
-from tests.engine.builder.support import run_torch, torch_error
 from engine.builder.edits import BuildError
 from engine.builder.scaffolds import (
-    OPTIMIZER_KINDS, LoopForm, OptimizerForm, add_optimizer, loop_form_errors,
-    optimizer_form_errors, plan_training_loop, wrap_in_training_loop,
+    OPTIMIZER_KINDS,
+    LoopForm,
+    OptimizerForm,
+    add_optimizer,
+    loop_form_errors,
+    optimizer_form_errors,
+    plan_training_loop,
+    wrap_in_training_loop,
 )
 from engine.builder.workspace import describe
+from tests.engine.builder.support import run_torch, torch_error
 
 torch = pytest.importorskip("torch")
 

@@ -15,10 +15,10 @@ import pytest
 
 import engine
 import engine.script
-from tests.engine.builder.support import run_torch, torch_error
 from engine.builder.edits import BuildError
 from engine.builder.tensor_form import TensorForm, form_errors, new_tensor, tensor_statement
 from engine.builder.workspace import Workspace, describe
+from tests.engine.builder.support import run_torch, torch_error
 
 torch = pytest.importorskip("torch")
 
@@ -235,7 +235,7 @@ def test_accepting_agrees_with_torch():
                 try:
                     torch.tensor(ast.literal_eval(text), requires_grad=requires_grad, **kwargs)
                     accepted = True
-                except Exception:  # noqa: BLE001
+                except Exception:
                     accepted = False
                 assert (form_errors(form, EMPTY) == {}) == accepted, (text, dtype, requires_grad)
 

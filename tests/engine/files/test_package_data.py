@@ -26,7 +26,8 @@ BUNDLED = {  # folder in resources/ -> pattern of the files a wheel must carry
 def _checkout_files() -> set[str]:
     names = {"resources/__init__.py", "resources/gstep.schema.json"}
     for folder, pattern in BUNDLED.items():
-        names |= {f"resources/{folder}/{p.name}" for p in (ROOT / "resources" / folder).glob(pattern)}
+        found = (ROOT / "resources" / folder).glob(pattern)
+        names |= {f"resources/{folder}/{p.name}" for p in found}
     return names
 
 

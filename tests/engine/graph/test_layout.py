@@ -9,10 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine as T
-from engine.graph import (DUMMY_WIDTH, LAYER_SPACING, NODE_GAP, NODE_HEIGHT, NODE_WIDTH,
-                          build_graph, fold, layout)
+from engine.graph import (
+    DUMMY_WIDTH,
+    LAYER_SPACING,
+    NODE_GAP,
+    NODE_HEIGHT,
+    NODE_WIDTH,
+    build_graph,
+    fold,
+    layout,
+)
 from engine.graph.synthetic import trace_like_dag, wide_random_dag
-
 from tests.engine.graph.graph_cases import seed_demo, training_step
 
 

@@ -216,11 +216,12 @@ def run_program(program, values_seed: int) -> dict:
             T.tensor(rng.standard_normal(3), requires_grad=True),
             T.tensor(rng.standard_normal(3))]
     ns = {"a": pool[0], "b": pool[1], "c": pool[2]}
+    ops = {"add": lambda x, y: x + y, "mul": lambda x, y: x * y, "sub": lambda x, y: x - y,
+           "tanh": lambda x, y: x.tanh(),
+           "leaf": lambda x, y: T.tensor(rng.standard_normal(3), requires_grad=True)}
     for op, (i, j), name in program:
         x, y = pool[i % len(pool)], pool[j % len(pool)]
-        out = {"add": lambda: x + y, "mul": lambda: x * y, "sub": lambda: x - y,
-               "tanh": lambda: x.tanh(), "leaf": lambda: T.tensor(rng.standard_normal(3),
-                                                                   requires_grad=True)}[op]()
+        out = ops[op](x, y)
         pool.append(out)
         if name:
             ns[f"v{len(pool)}"] = out
@@ -250,6 +251,6 @@ def test_random_programs_get_the_same_ids_for_the_same_structure(program):
             assert uses <= attrs["inputs"] and attrs["executed"]
         if attrs["kind"] == "tensor" and attrs["name"] == "a":
             assert not np.array_equal(attrs["value"], g2.nodes[node_id]["value"])
-    for u, v, edge in g1.edges(data=True):
+    for _, v, edge in g1.edges(data=True):
         if g1.nodes[v]["kind"] == "function":
             assert len(edge["grads"]) == edge["count"] and edge["grad"] is not None

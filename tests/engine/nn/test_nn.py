@@ -1,8 +1,9 @@
 """engine.nn against torch.nn: modules, functional layers and losses, init, state_dict.
 
 Most tests are differential: a snippet ``lambda lib: ...`` runs once with ``torch`` and once with
-``engine``, loading the same weights into both, and ``tests.engine.differential.check`` compares everything it
-returns (values, dtypes, grads, the grad_fn graph with next_functions, flags, versions).
+``engine``, loading the same weights into both, and ``tests.engine.differential.check`` compares
+everything it returns (values, dtypes, grads, the grad_fn graph with next_functions, flags,
+versions).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def _error(lib, snippet):
         warnings.simplefilter("ignore")
         try:
             snippet(lib)
-        except Exception as e:  # noqa: BLE001 - the error is what is compared
+        except Exception as e:
             return type(e).__name__, first_line(e)
     return None
 
@@ -253,7 +254,8 @@ def test_forward_hooks():
     for lib in (torch, engine):
         m = _linear(lib)
         calls = []
-        handle = m.register_forward_hook(lambda mod, args, out: calls.append(tuple(out.shape)))
+        handle = m.register_forward_hook(
+            lambda mod, args, out, calls=calls: calls.append(tuple(out.shape)))
         pre = m.register_forward_pre_hook(lambda mod, args: (args[0] * 0,))
         out = m(lib.ones(2, 3))
         handle.remove()

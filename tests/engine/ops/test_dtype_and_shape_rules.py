@@ -1,8 +1,8 @@
-"""Differential tests (engine vs real PyTorch, via ``tests.engine.differential.check``) for places where the engine
-used to compute, word or type things differently from PyTorch: integer inputs without a kernel,
-matrix products of different dtypes, mv/matmul/cat/stack errors, the losses' 1-D and 0-d cases,
-keepdim without dim, the transpose of a 0-d tensor, torch.tensor() from lists, and the name of
-the producing node in the "modified by an inplace operation" error.
+"""Differential tests (engine vs real PyTorch, via ``tests.engine.differential.check``) for places
+where the engine used to compute, word or type things differently from PyTorch: integer inputs
+without a kernel, matrix products of different dtypes, mv/matmul/cat/stack errors, the losses' 1-D
+and 0-d cases, keepdim without dim, the transpose of a 0-d tensor, torch.tensor() from lists, and
+the name of the producing node in the "modified by an inplace operation" error.
 """
 
 from __future__ import annotations
@@ -297,7 +297,7 @@ DTYPES = [None, "float32", "float64", "float16", "int64", "int32", "int16", "int
 @pytest.mark.parametrize("text", TEXTS)
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_tensor_from_values_as_torch(text, dtype):
-    data = eval(text)  # noqa: S307 - the test's own literals
+    data = eval(text)
 
     def make(t):
         r = t.tensor(data, dtype=None if dtype is None else getattr(t, dtype))
@@ -349,9 +349,12 @@ def test_modified_error_names_the_node_as_torch(kind):
 
 
 @pytest.mark.parametrize("case", [
-    "torch.nn.functional.linear(torch.zeros(4, 2, dtype=torch.float64), torch.zeros(8, 2), torch.zeros(8))",
-    "torch.nn.functional.linear(torch.zeros(4, 2, dtype=torch.int64), torch.zeros(8, 2), torch.zeros(8))",
-    "torch.nn.functional.linear(torch.zeros(4, 3, dtype=torch.float64), torch.zeros(8, 2), torch.zeros(8))",
+    "torch.nn.functional.linear(torch.zeros(4, 2, dtype=torch.float64), "
+    "torch.zeros(8, 2), torch.zeros(8))",
+    "torch.nn.functional.linear(torch.zeros(4, 2, dtype=torch.int64), "
+    "torch.zeros(8, 2), torch.zeros(8))",
+    "torch.nn.functional.linear(torch.zeros(4, 3, dtype=torch.float64), "
+    "torch.zeros(8, 2), torch.zeros(8))",
     "torch.addmm(torch.zeros(3, dtype=torch.float64), torch.zeros(2, 2), torch.zeros(2, 3))",
     "torch.addmm(torch.zeros(3), torch.zeros(2, 2, dtype=torch.float64), torch.zeros(3, 3))",
     "torch.addmm(torch.zeros(3), torch.zeros(2, 2), torch.zeros(2, 3))",
@@ -361,8 +364,8 @@ def test_addmm_checks_dtypes_before_shapes_as_torch(case):
 
     def run(module):
         try:
-            return "ok", tuple(eval(case, {"torch": module}).shape)  # noqa: S307 - our own text
-        except Exception as e:  # noqa: BLE001 - the refusal is compared
+            return "ok", tuple(eval(case, {"torch": module}).shape)
+        except Exception as e:
             return type(e).__name__, str(e).splitlines()[0]
 
     torch = pytest.importorskip("torch")

@@ -510,9 +510,80 @@ RECIPES.update({
     "silu": one(),
 })
 
+# -- issue 14: more of the tensor API -------------------------------------------------------------
+
+
+def _inside_one(draw, rng):
+    """Values in (-0.9, 0.9): asin/acos's domain, away from its ends."""
+    return [np.asarray(np.tanh(values(rng, draw(small_shape))) * 0.9)], {}, None
+
+
+RECIPES.update({
+    "log10": one("p"),
+    "log2": one("p"),
+    "asin": custom(_inside_one),
+    "acos": custom(_inside_one),
+    "atan": one(),
+    "sinh": one(),
+    "cosh": one(),
+    "atan2": elementwise("n", "n"),
+    "tril": custom(lambda d, rng: ([values(rng, d(hnp.array_shapes(min_dims=2, max_dims=3)))],
+                                   {"diagonal": d(st.integers(-2, 2))}, None)),
+    "triu": custom(lambda d, rng: ([values(rng, d(hnp.array_shapes(min_dims=2, max_dims=3)))],
+                                   {"diagonal": d(st.integers(-2, 2))}, None)),
+    "masked_fill_tensor": custom(lambda d, rng: (lambda s: (
+        [values(rng, s), values(rng, ())], {"mask": rng.standard_normal(s) > 0}, None))(
+            d(small_shape))),
+    "gather": custom(lambda d, rng: _along_recipe(d, rng, "gather")),
+    "scatter": custom(lambda d, rng: _along_recipe(d, rng, "scatter")),
+    "scatter_value": custom(lambda d, rng: _along_recipe(d, rng, "scatter_value")),
+    "scatter_add": custom(lambda d, rng: _along_recipe(d, rng, "scatter_add")),
+    "index_select": custom(lambda d, rng: _index_dim_recipe(d, rng, "index_select")),
+    "index_copy": custom(lambda d, rng: _index_dim_recipe(d, rng, "index_copy")),
+    "flip": custom(lambda d, rng: (lambda s: ([values(rng, s)], {"dims": tuple(sorted(d(
+        st.sets(st.integers(0, len(s) - 1))))) if s else ()}, None))(d(small_shape))),
+    "repeat": custom(lambda d, rng: (lambda s: ([values(rng, s)], {"repeats": tuple(
+        d(st.integers(1, 3)) for _ in range(len(s) + d(st.integers(0, 1)))), "shape": s},
+        None))(d(small_shape))),
+    "trace": custom(lambda d, rng: (lambda s: ([values(rng, s)], {"shape": s}, None))(
+        d(hnp.array_shapes(min_dims=2, max_dims=2, max_side=4)))),
+})
+
+
+def _along_recipe(draw, rng, name):
+    """gather/scatter: an index no larger than x, values along a drawn dim (distinct for scatter,
+    whose duplicates are order-dependent)."""
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3))
+    dim = draw(st.integers(0, len(shape) - 1))
+    ishape = tuple(draw(st.integers(1, n)) for n in shape)
+    if name == "gather":
+        index = rng.integers(0, shape[dim], size=ishape)
+    else:
+        ishape = ishape[:dim] + (draw(st.integers(1, shape[dim])),) + ishape[dim + 1:]
+        index = np.argsort(rng.standard_normal(ishape[:dim] + (shape[dim],) + ishape[dim + 1:]),
+                           axis=dim)
+        index = np.take(index, np.arange(ishape[dim]), axis=dim)
+    x = values(rng, shape)
+    if name == "gather":
+        return [x], {"dim": dim, "index": index, "shape": shape}, None
+    if name == "scatter_value":
+        return [x], {"dim": dim, "index": index, "value": 1.5}, None
+    return [x, values(rng, ishape)], {"dim": dim, "index": index, "src_shape": ishape}, None
+
+
+def _index_dim_recipe(draw, rng, name):
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3))
+    dim = draw(st.integers(0, len(shape) - 1))
+    if name == "index_select":
+        index = rng.integers(0, shape[dim], size=draw(st.integers(1, 4)))
+        return [values(rng, shape)], {"dim": dim, "index": index, "shape": shape}, None
+    index = rng.permutation(shape[dim])[:draw(st.integers(1, shape[dim]))]
+    src = shape[:dim] + (len(index),) + shape[dim + 1:]
+    return [values(rng, shape), values(rng, src)], {"dim": dim, "index": index}, None
+
 NOT_DIFFERENTIABLE = {
     "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "isnan",
-    "isinf", "isfinite", "argmax", "argmin",
+    "isinf", "isfinite", "argmax", "argmin", "all", "any",
 }
 
 
@@ -547,7 +618,7 @@ def test_every_row_has_a_recipe():
 @pytest.mark.parametrize("name", sorted(NOT_DIFFERENTIABLE))
 def test_not_differentiable_rows_record_nothing(name):
     x = engine.tensor([0.5, -1.5, 2.0], requires_grad=True)
-    unary = {"logical_not", "isnan", "isinf", "isfinite", "argmax", "argmin"}
+    unary = {"logical_not", "isnan", "isinf", "isfinite", "argmax", "argmin", "all", "any"}
     args = (x,) if name in unary else (x, x)
     out = apply(OPS[name], *args)
     assert not out.requires_grad and out.grad_fn is None

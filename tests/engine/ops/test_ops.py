@@ -306,12 +306,68 @@ PROMOTION = {
     "sum_dtype": case(lambda t, x: x.sum(dtype=t.float64), A3),
 }
 
+# The rows no table above reaches: comparisons and tests, the losses' rows, in-place writes,
+# iteration and the fused backward rows of a create_graph backward
+V4 = data(4)
+LOGP = data(3, 3)
+P33 = np.abs(data(3, 3)) + 0.1
+
+
+def _writes(t, x, z):
+    y = x * 1
+    v = y[0]
+    v.mul_(2)  # the base records a CopySlices, the view an AsStrided
+    u = x * 1
+    u[1] = z
+    w = z * 1
+    w[t.tensor([0, 2])] = z[1]  # tensor indices: IndexPutBackward0
+    return y, v, u, w, (z * 1).zero_(), (z * 1).fill_(2.0), (z * 1).copy_(x[0])
+
+
+def _fused_second_order(t, x):
+    (g,) = t.autograd.grad(x.tanh().sum() + x.sigmoid().sum(), x, create_graph=True)
+    return g
+
+
+def _cross_entropies(t, x, y):
+    F = t.nn.functional
+    target = t.tensor([0, 2, 1])
+    return (F.cross_entropy(x, target, label_smoothing=0.1, ignore_index=1),
+            F.cross_entropy(x, y.softmax(1)))
+
+
+OTHERS = {
+    "ne_ge": case(lambda t, x, y: (x != y, x >= y, t.ne(x, 0.5), t.ge(x, y)), A3, B3),
+    "isnan_isinf_isfinite": case(lambda t, x: (t.isnan(x * 0 / 0), t.isinf(x / 0),
+                                               x.isfinite(), (x / 0).isinf()), A3),
+    "logical": case(lambda t, x, y: (t.logical_or(x > 0, y > 0), (x > 0) | (y > 0),
+                                     t.logical_not(x > 0), ~(y > 0)), A3, B3),
+    "argmax_argmin": case(lambda t, x: (x.argmax(), t.argmin(x, dim=1, keepdim=True),
+                                        t.argmax(x, 0)), M23),
+    "addmm": case(lambda t, c, a, b: t.addmm(c, a, b), V4, M23, M34),
+    "floor_divide_tensor": case(lambda t, x, y: t.floor_divide(x, y), A3, P3, backward=False),
+    "unbind": case(lambda t, x: tuple(x), M23),
+    "unbind_method": case(lambda t, x: x.unbind(1), M23),
+    "nll_loss": case(lambda t, x: t.nn.functional.nll_loss(x.log_softmax(1), t.tensor([0, 2, 1])),
+                     LOGP),
+    "nll_loss2d": case(lambda t, x: t.nn.functional.nll_loss(
+        x.log_softmax(1), t.tensor([[0, 2, 1, 0], [1, 1, 2, 0]])), T234),
+    "cross_entropy": case(_cross_entropies, LOGP, P33),
+    "bce": case(lambda t, x, y: t.nn.functional.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
+                M23, M23.T.T * 0.5),
+    "bce_logits": case(lambda t, x, y: t.nn.functional.binary_cross_entropy_with_logits(
+        x, y.sigmoid(), pos_weight=t.tensor([1.0, 2.0, 0.5])), M23, P33[:2]),
+    "writes": case(_writes, M23, A3),
+    "fused_second_order": case(_fused_second_order, A3),
+}
+
 ALL = {**{f"arith-{k}": v for k, v in ARITH.items()},
        **{f"reduce-{k}": v for k, v in REDUCE.items()},
        **{f"matrix-{k}": v for k, v in MATRIX.items()},
        **{f"shape-{k}": v for k, v in SHAPE.items()},
        **{f"index-{k}": v for k, v in INDEX.items()},
-       **{f"promote-{k}": v for k, v in PROMOTION.items()}}
+       **{f"promote-{k}": v for k, v in PROMOTION.items()},
+       **{f"others-{k}": v for k, v in OTHERS.items()}}
 
 
 @pytest.mark.parametrize("name", sorted(ALL))

@@ -259,7 +259,7 @@ def test_add_param_group():
                q.detach().numpy().tolist(), p.detach().numpy().tolist()]
         try:
             opt.add_param_group({"params": [p]})
-        except Exception as e:  # noqa: BLE001
+        except Exception as e:
             out.append((type(e).__name__, str(e)))
         return out
 

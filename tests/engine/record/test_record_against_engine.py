@@ -13,10 +13,10 @@ torch = pytest.importorskip("torch")
 # torch's thread pool spins for milliseconds per op when the cores are busy (shared machine)
 torch.set_num_threads(1)
 
-import engine  # noqa: E402
-import engine.record as record  # noqa: E402
-from engine.graph import build_graph  # noqa: E402
-from tests.engine.record.snippets import SNIPPETS  # noqa: E402
+import engine
+import engine.record as record
+from engine.graph import build_graph
+from tests.engine.record.snippets import SNIPPETS
 
 pytestmark = pytest.mark.torch
 

@@ -12,8 +12,8 @@ torch = pytest.importorskip("torch")
 # torch's thread pool spins for milliseconds per op when the cores are busy (shared machine)
 torch.set_num_threads(1)
 
-import engine.record as record  # noqa: E402
-from engine.record import Budget  # noqa: E402
+import engine.record as record
+from engine.record import Budget
 
 pytestmark = pytest.mark.torch
 

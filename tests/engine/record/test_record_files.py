@@ -12,9 +12,9 @@ torch = pytest.importorskip("torch")
 # torch's thread pool spins for milliseconds per op when the cores are busy (shared machine)
 torch.set_num_threads(1)
 
-import engine.files as files  # noqa: E402
-import engine.record as record  # noqa: E402
-from tests.engine.record.snippets import SNIPPETS  # noqa: E402
+import engine.files as files
+import engine.record as record
+from tests.engine.record.snippets import SNIPPETS
 
 pytestmark = pytest.mark.torch
 

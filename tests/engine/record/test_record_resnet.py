@@ -12,10 +12,10 @@ torch = pytest.importorskip("torch")
 # torch's thread pool spins for milliseconds per op when the cores are busy (shared machine)
 torch.set_num_threads(1)
 
-import engine.files as files  # noqa: E402
-import engine.record as record  # noqa: E402
-from engine.graph import fold, layout  # noqa: E402
-from tests.engine.record.plain_resnet import deep_resnet, resnet18  # noqa: E402
+import engine.files as files
+import engine.record as record
+from engine.graph import fold, layout
+from tests.engine.record.plain_resnet import deep_resnet, resnet18
 
 pytestmark = [pytest.mark.torch, pytest.mark.slow]
 
