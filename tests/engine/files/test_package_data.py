@@ -80,7 +80,7 @@ def test_wheel_metadata_names_the_license_and_the_entry_point(wheel):
         metadata = z.read(f"{meta_dir}/METADATA").decode()
         entry_points = z.read(f"{meta_dir}/entry_points.txt").decode()
         inside = set(z.namelist())
-    assert "License-Expression: MIT" in metadata
+    assert "License-Expression: MIT AND BSD-3-Clause" in metadata
     assert f"{meta_dir}/licenses/LICENSE" in inside
     assert "gradstep = app.__main__:main" in entry_points
 
