@@ -52,6 +52,25 @@ def _run_to_cursor(w: MainWindow) -> None:
     w.run_command(lambda: w.controller.run_to_line(line))
 
 
+def _step_back(into: bool) -> Callable[[MainWindow], None]:
+    """Step Back: the previous statement on the timeline (Step Back Into: the previous point,
+    a backward step included). It travels there (``go_to``): the script is re-run to that point,
+    and the points ahead stay on the timeline, so stepping forward again drops nothing."""
+
+    def step_back(w: MainWindow) -> None:
+        if w.source_changed():
+            w.status.showMessage("The script was edited: run it again to step back through it",
+                                 4000)
+            return
+        target = w.controller.previous_point(into=into)
+        if target is None:
+            w.status.showMessage("Nothing to step back to: this is the first point", 3000)
+            return
+        w.controller.go_to(target)
+
+    return step_back
+
+
 def _stop(w: MainWindow) -> None:
     w.controller.stop()
     w.status.showMessage("Stopping…", 2000)
@@ -124,6 +143,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
     A("debug.next_iteration", "Next &Iteration", "Ctrl+F10", "next_iteration",
       lambda w: w.run_command(w.controller.next_iteration), "Debug", True,
       tip="Run to the next pass of the enclosing loop"),
+    A("debug.step_back", "Step Bac&k", "Ctrl+Shift+F10", "mirror:step_over", _step_back(False),
+      "Debug", True, tip="Go back to the previous statement (time travel on the timeline)"),
+    A("debug.step_back_into", "Step B&ack Into", "Ctrl+Shift+F11", "mirror:step_into",
+      _step_back(True), "Debug", True,
+      tip="Go back one point, through backward() node by node where it was stepped"),
     A("debug.run_to_line", "Run to &Cursor", "Ctrl+F8", "", _run_to_cursor, "Debug"),
     A("debug.run_to_end", "Run to &End", "Ctrl+F5", "",
       lambda w: w.run_command(w.controller.run_to_end), "Debug",
@@ -172,7 +196,9 @@ def build_actions(window) -> dict[str, QAction]:
         action.setObjectName(spec.id)
         if spec.shortcut:
             action.setShortcut(QKeySequence(spec.shortcut))
-        if spec.icon:
+        if spec.icon.startswith("mirror:"):
+            action.setIcon(icons.mirrored(spec.icon.split(":", 1)[1]))
+        elif spec.icon:
             action.setIcon(icons.icon(spec.icon))
         else:
             action.setIcon(QIcon())

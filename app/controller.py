@@ -234,6 +234,34 @@ class SessionController(QObject):
     def go_to(self, point_index: int) -> None:
         self._command("go_to", point_index)
 
+    def current_point(self) -> int | None:
+        """The timeline point the views show (None before the first pause)."""
+        snap = self.snapshot
+        timeline = snap.timeline
+        if self.busy or not timeline:
+            return None
+        if snap.status == Status.PAUSED and getattr(snap.position, "point_index", None) \
+                is not None:
+            return snap.position.point_index
+        if snap.status in (Status.FINISHED, Status.FAILED):
+            return len(timeline) - 1  # the end of the run is its last point
+        return None
+
+    def previous_point(self, *, into: bool = False) -> int | None:
+        """Where Step Back goes: the previous statement at the current depth or shallower
+        (``into``: the previous point of any kind, backward steps included); None at the
+        first point or while a command runs."""
+        here = self.current_point()
+        if not here:
+            return None
+        timeline = self.snapshot.timeline
+        if into:
+            return here - 1
+        depth = timeline[here].depth if timeline[here].kind != "finished" else 0
+        statements = [i for i in range(here - 1, -1, -1) if timeline[i].kind == "statement"]
+        shallow = [i for i in statements if timeline[i].depth <= depth]
+        return (shallow or statements or [None])[0]
+
     def run_iterations(self, count: int, progress: Callable[[int, int], None] | None = None):
         """Run ``count`` iterations; ``progress(done, total)`` is called on the worker thread."""
         if progress is None:

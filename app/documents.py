@@ -21,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
 FILE_FILTER = "gradstep files (*.gstep *.py);;Graph files (*.gstep);;Python scripts (*.py)"
 OPENABLE = (".gstep", ".py")
 AUTOSAVE_DELAY_MS = 2000
+UNTITLED = "Untitled"
 
 
 class Documents(QObject):
@@ -32,13 +33,16 @@ class Documents(QObject):
         self.path: str | None = None  # the file being edited (None: untitled or an example)
         self.graph_file = None  # the GraphFile it came from (keeps notes and settings on save)
         self.recorded = None  # (graph, layout) of a file recorded from real PyTorch
-        self.title = "untitled"
+        self.title = UNTITLED
+        self.notes: dict[int, str] = {}  # the teaching notes by line; they move with their lines
         self._recovery_entry = None
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setSingleShot(True)
         self.autosave_timer.setInterval(AUTOSAVE_DELAY_MS)
         self.autosave_timer.timeout.connect(self.autosave)
         window.editor.textChanged.connect(self.autosave_timer.start)
+        window.editor.text_replaced.connect(self.text_replaced)
+        window.editor.lines_moved.connect(self._lines_moved)
         window.note_banner.linkActivated.connect(self._banner_link)
 
     @property
@@ -111,7 +115,8 @@ class Documents(QObject):
         self.path = path
         self.recorded = None
         w.data_breakpoints.load(getattr(gf, "data_breakpoints", None))
-        self.title = Path(path).name if path else (gf.title or "untitled")
+        self.title = Path(path).name if path else (gf.title or UNTITLED)
+        self.notes = dict(getattr(gf, "notes", None) or {})
         w.editor.set_source(gf.script)
         w.editor.set_breakpoints(lines, conditions)
         w.console.clear()
@@ -152,8 +157,37 @@ class Documents(QObject):
             return
         from engine.files import GraphFile
 
-        self.open_graph_file(GraphFile(script="import torch\n\n", title="untitled"), path=None,
+        self.open_graph_file(GraphFile(script="import torch\n\n"), path=None,
                              run_to_first_breakpoint=False)
+
+    def text_replaced(self) -> None:
+        """The user replaced the whole text (a select-all paste): a new, untitled document.
+
+        Nothing of the old one belongs to it: not its breakpoints (the editor dropped them with
+        the error marks), notes, title, description, saved state or folding, nor a banner about
+        it. The new text gets a fresh session at once, so the graph and every panel are empty
+        until it runs, and no run stops at the old script's breakpoints.
+        """
+        w = self.window
+        self.graph_file = None
+        self.path = None
+        self.recorded = None
+        self.notes = {}
+        self.title = UNTITLED
+        self._recovery_entry = None
+        self.hide_banner()
+        w.graph_view.folded_groups = set()
+        w.graph_view.canvas.user_moved = False
+        w.inspector.show_nothing()
+        w.console.clear()
+        w.reload_editor_text(announce=False)
+        w.update_title()
+
+    def _lines_moved(self, remap) -> None:
+        if not self.notes:
+            return
+        moved = {remap(line): note for line, note in self.notes.items()}
+        self.notes = {line: note for line, note in moved.items() if line is not None}
 
     def open_file_dialog(self) -> None:
         if not self.maybe_discard():
@@ -224,7 +258,9 @@ class Documents(QObject):
         base = self.graph_file if self.graph_file is not None else GraphFile()
         fields = dict(base.__dict__)
         fields.update(script=w.editor.toPlainText(),
-                      title=fields.get("title") or self.title,
+                      title=fields.get("title") or ("" if self.title == UNTITLED
+                                                    else self.title),
+                      notes=dict(self.notes),
                       breakpoints=[Breakpoint(line, w.editor.conditions.get(line))
                                    for line in sorted(w.editor.breakpoints)],
                       data_breakpoints=w.data_breakpoints.for_save(),
@@ -275,7 +311,7 @@ class Documents(QObject):
             return
         entry = found[0]
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.saved_at))
-        name = Path(entry.source_path).name if entry.source_path else (entry.title or "untitled")
+        name = Path(entry.source_path).name if entry.source_path else (entry.title or UNTITLED)
         self._recovery_entry = entry
         self.show_banner(f"Unsaved work from {when} ({name}) was recovered after gradstep "
                          "closed unexpectedly. <a href='recover'>Open it</a> · "
@@ -303,14 +339,23 @@ class Documents(QObject):
         self.hide_banner()
 
     # ------------------------------------------------------------------------------ banner
-    def show_note(self, line) -> None:
-        """The file's note for the line paused at; running on takes it away."""
-        notes = getattr(self.graph_file, "notes", None) or {}
-        note = notes.get(line) if line is not None else None
+    def show_note(self, line, reason: str | None = None) -> None:
+        """Why the session paused (a breakpoint, NaN/Inf, ...; not a plain step) and the file's
+        note for the line paused at; running on takes them away."""
+        from html import escape
+
+        from .status_bar import is_routine
+
+        note = self.notes.get(line) if line is not None else None
         banner = self.window.note_banner
+        parts = []
+        if line is not None and not is_routine(reason):
+            parts.append(f"<b>Paused at line {line}</b>: {escape(reason)}")
         if note:
-            self.show_banner(f"<b>Note (line {line})</b>: {note}")
-        elif banner.isVisible() and banner.text().startswith("<b>Note"):
+            parts.append(f"<b>Note (line {line})</b>: {note}")
+        if parts:
+            self.show_banner("<br>".join(parts))
+        elif banner.isVisible() and banner.text().startswith(("<b>Note", "<b>Paused")):
             self.hide_banner()
 
     def show_banner(self, html: str) -> None:

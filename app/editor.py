@@ -52,11 +52,21 @@ class _Gutter(QWidget):
 class CodeEditor(QPlainTextEdit):
     """A Python editor for the session's script.
 
-    Signals: ``breakpoint_toggled(line, on)`` (1-based lines).
+    Signals: ``breakpoint_toggled(line, on)`` (1-based lines); ``lines_moved(remap)`` after an
+    ordinary edit moved or removed lines (``remap(old_line) -> new_line or None``: what the
+    document's other per-line state, its notes, does with it); ``text_replaced()`` after the
+    whole text was replaced (a select-all paste, ``setPlainText``): the breakpoints, conditions
+    and error marks are gone already; the window starts a fresh document.
+
+    Breakpoints, conditions and error marks follow their lines as in other code editors: a
+    deleted line takes its breakpoint with it, lines inserted above shift it down, Enter at the
+    start of a line moves it with the line's text.
     """
 
     breakpoint_toggled = Signal(int, bool)
     condition_changed = Signal(int, str)  # line, condition ("" for none)
+    lines_moved = Signal(object)  # remap(old_line) -> new_line | None
+    text_replaced = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -78,6 +88,8 @@ class CodeEditor(QPlainTextEdit):
         self.blockCountChanged.connect(self._update_gutter_width)
         self.updateRequest.connect(self._update_gutter)
         self.cursorPositionChanged.connect(self._refresh_selections)
+        self._known_text = ""  # the text before the edit contentsChange reports
+        self._loading = False  # set_source: the caller sets the new document's state
         self.document().contentsChange.connect(self._shift_marks)
         self._update_gutter_width()
         self._refresh_selections()
@@ -104,7 +116,13 @@ class CodeEditor(QPlainTextEdit):
         """Replace the text (a new file): clears undo history, errors and the paused line."""
         self.errors = []
         self.current_line = None
-        self.setPlainText(text)
+        self.breakpoints = set()
+        self.conditions = {}
+        self._loading = True
+        try:
+            self.setPlainText(text)
+        finally:
+            self._loading = False
         self.document().setModified(False)
         self._refresh_selections()
 
@@ -277,8 +295,21 @@ class CodeEditor(QPlainTextEdit):
                         arrow.append(_point(x, y))
                     painter.drawPolygon(arrow)
                 if line in error_lines:
-                    painter.setPen(QColor("#e51400"))
-                    painter.drawText(0, int(top), 14, height, Qt.AlignmentFlag.AlignCenter, "!")
+                    # Drawn last, over the breakpoint's dot and the arrow: on a dot the mark is
+                    # white on red (red on red would hide it), elsewhere a red "!" in a ring.
+                    on_dot = line in self.breakpoints
+                    if not on_dot:
+                        painter.setPen(QColor("#e51400"))
+                        painter.setBrush(background)
+                        painter.drawEllipse(QRect(4, int(cy - 5), 10, 10))
+                    bold = painter.font()
+                    bold.setBold(True)
+                    painter.setFont(bold)
+                    painter.setPen(QColor("#ffffff") if on_dot else QColor("#e51400"))
+                    painter.drawText(QRect(4, int(cy - 6), 10, 12), Qt.AlignmentFlag.AlignCenter,
+                                     "!")
+                    bold.setBold(False)
+                    painter.setFont(bold)
             block = block.next()
             top = bottom
         painter.end()
@@ -343,21 +374,40 @@ class CodeEditor(QPlainTextEdit):
         return super().event(event)
 
     def _shift_marks(self, position: int, removed: int, added: int) -> None:
-        # Breakpoints follow their lines when lines are inserted or removed above them.
-        if not self.breakpoints:
+        # Breakpoints, conditions and error marks follow their lines (see the class docstring).
+        text = self.toPlainText()
+        old = self._known_text
+        if text == old:
+            return  # a format change (the highlighter), not an edit
+        self._known_text = text
+        if self._loading:
             return
-        doc = self.document()
-        line_of_edit = doc.findBlock(position).blockNumber() + 1
-        new_count = doc.blockCount()
-        old_count = getattr(self, "_known_block_count", new_count)
-        self._known_block_count = new_count
-        delta = new_count - old_count
-        if delta:
-            self.breakpoints = {
-                (n + delta if n > line_of_edit else n) for n in self.breakpoints
-                if n + delta >= 1 or n <= line_of_edit
-            }
-            self._gutter.update()
+        if position == 0 and old.strip() and removed >= len(old):
+            # The whole text was replaced: none of its per-line state belongs to the new one.
+            self.breakpoints = set()
+            self.conditions = {}
+            self.errors = []
+            self.current_line = None
+            self._refresh_selections()
+            self.text_replaced.emit()
+            return
+        remap = line_remap(old, text, position, added)
+        if self.breakpoints:
+            moved = {n: remap(n) for n in self.breakpoints}
+            self.breakpoints = {m for m in moved.values() if m is not None}
+            self.conditions = {moved[n]: c for n, c in self.conditions.items()
+                               if moved.get(n) is not None}
+        if self.errors:
+            errors = []
+            for e in self.errors:
+                m = remap(e.line)
+                if m is not None:
+                    errors.append(EditorError(m, e.col, e.message, e.end_col)
+                                  if m != e.line else e)
+            self.errors = errors
+            self._refresh_selections()
+        self._gutter.update()
+        self.lines_moved.emit(remap)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
         # Enter keeps the indentation of the line (and indents after a colon), as Python editors do.
@@ -374,9 +424,44 @@ class CodeEditor(QPlainTextEdit):
             return
         super().keyPressEvent(event)
 
-    def setPlainText(self, text: str) -> None:  # noqa: N802 - Qt override
-        super().setPlainText(text)
-        self._known_block_count = self.document().blockCount()
+
+
+def line_remap(old: str, new: str, position: int, added: int):
+    """Where each line of ``old`` went in ``new`` after one edit at ``position`` (``added``
+    characters inserted there): ``remap(line) -> line or None`` (1-based; None: deleted).
+
+    Lines before the edit and after it keep their text; in between, the old lines are paired
+    with the new ones from the top and the old lines left over were deleted. So typing in a line
+    keeps its marks, Enter at the start of a line moves them down with the text, and deleting a
+    line takes them away.
+    """
+    old_lines, new_lines = old.split("\n"), new.split("\n")
+    first = new.count("\n", 0, max(0, position))  # 0-based line of the edit's start
+    last = new.count("\n", 0, max(0, position + added))  # ... and of its end, in ``new``
+    limit = min(len(old_lines), len(new_lines))
+    p = 0
+    while p < min(limit, first + 1) and old_lines[p] == new_lines[p]:
+        p += 1
+    p = max(p, min(first, limit))
+    s = 0
+    tail_limit = min(limit - p, len(new_lines) - last)
+    while s < tail_limit and old_lines[-1 - s] == new_lines[-1 - s]:
+        s += 1
+    s = max(s, 0)
+    delta = len(new_lines) - len(old_lines)
+    old_middle = len(old_lines) - p - s
+    new_middle = len(new_lines) - p - s
+
+    def remap(line: int) -> int | None:
+        if line <= p:
+            return line
+        if line > len(old_lines) - s:
+            return line + delta
+        k = line - p - 1
+        return p + k + 1 if k < new_middle else None
+
+    remap.old_middle = old_middle  # for tests and debugging
+    return remap
 
 
 def _error_span(text: str, error: EditorError) -> tuple[int, int]:

@@ -699,17 +699,19 @@ class GraphView(QWidget):
                     item.update()
                 else:
                     item.attrs = attrs
-        if changed is None:
-            keys = list(self.edges)
-        else:
-            # An edge's gradient changes only when one of its ends ran: formatting every
-            # edge's label on every step would cost more than the whole repaint.
-            touched = set(changed)
-            keys = [k for k in self.edges if k[0] in touched or k[1] in touched]
-        for source, target in keys:
-            edge = self.edges[(source, target)]
+        # Every edge is checked against the new graph: a new backward pass writes new gradients
+        # on edges whose two ends "changed" nothing (TBackward0 → AccumulateGrad runs at the same
+        # place in every iteration), so the nodes' change list cannot say which edges to redo.
+        # Only an edge whose gradient really differs has its label formatted again.
+        for key, edge in self.edges.items():
+            attrs = graph.edges[key]
+            if attrs is edge.attrs:
+                continue
+            if _same_edge_grads(edge.attrs, attrs):
+                edge.attrs = attrs  # same numbers: the label stands
+                continue
             before = edge.carried, edge.label
-            edge.set_attrs(graph.edges[source, target])
+            edge.set_attrs(attrs)
             if (edge.carried, edge.label) != before:
                 edge.update()
 
@@ -873,3 +875,21 @@ class GraphView(QWidget):
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
         self._place_overlays()
+
+
+def _same_edge_grads(old: dict, new: dict) -> bool:
+    """The two attrs of an edge carry the same gradients (so the same label)."""
+    import numpy as np
+
+    def same(a, b) -> bool:
+        if a is b:
+            return True
+        if a is None or b is None:
+            return False
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+
+    if old.get("count") != new.get("count") or not same(old.get("grad"), new.get("grad")):
+        return False
+    olds, news = old.get("grads") or (), new.get("grads") or ()
+    return len(olds) == len(news) and all(same(a, b) for a, b in zip(olds, news))

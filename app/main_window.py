@@ -50,6 +50,7 @@ class MainWindow(QMainWindow):
         self.ask_before_discarding = True  # tests and the smoke test close without asking
         self.first_painted_at: float | None = None
         self._shut_down = False
+        self._faults_shown = None  # the Paused event whose culprit was selected
 
         self.controller = ctl.SessionController(self)
         self.editor = CodeEditor(self)
@@ -268,7 +269,16 @@ class MainWindow(QMainWindow):
         if self.inspector.node_id and graph is not None:
             self.inspector.show_node(self.graph_view.shown_graph, self.inspector.node_id)
         # A note belongs to the line paused at: running on (or to the end) takes it away.
-        self.documents.show_note(position.line if position is not None else None)
+        pause = snapshot.pause if position is not None else None
+        self.documents.show_note(position.line if position is not None else None,
+                                 getattr(pause, "reason", None))
+        if pause is not None and pause is not self._faults_shown and graph is not None:
+            # A data breakpoint's culprit (the op that made a NaN, the tensor holding it) is
+            # selected in the graph, so the inspector shows it.
+            self._faults_shown = pause
+            culprit = culprit_node(graph, getattr(pause, "culprits", ()))
+            if culprit is not None and self.graph_view.select(culprit):
+                self.docks["inspector"].raise_()
         self.builder.refresh()
         self._update_actions()
 
@@ -283,6 +293,9 @@ class MainWindow(QMainWindow):
         a["debug.stop"].setEnabled(busy or status == Status.PAUSED)
         a["debug.pause"].setEnabled(busy)
         a["debug.run_to_end"].setEnabled(not busy)
+        can_go_back = not busy and bool(self.controller.current_point())
+        a["debug.step_back"].setEnabled(can_go_back)
+        a["debug.step_back_into"].setEnabled(can_go_back)
         can_build = self.builder.blocked_reason() is None
         for key in ("build.new_tensor", "build.new_layer", "build.apply_op",
                     "build.add_optimizer", "build.training_loop"):
@@ -367,6 +380,28 @@ class MainWindow(QMainWindow):
             panel.setParent(None)
             panel.deleteLater()
         self.panels.clear()
+
+
+def culprit_node(graph, culprits) -> str | None:
+    """The graph node a pause's ``culprits`` point at: the op that produced a NaN/Inf (the one
+    behind the culprit tensor when several have its name), else the tensor."""
+    import networkx as nx
+
+    ops = [name for kind, name in culprits if kind == "op"]
+    tensors = [f"t:{name}" for kind, name in culprits if kind in ("tensor", "grad")]
+    tensors = [t for t in tensors if t in graph]
+    for op in ops:
+        found = [n for n, a in graph.nodes(data=True)
+                 if a.get("kind") != "tensor" and a.get("label") == op]
+        if not found:
+            continue
+        for t in tensors:
+            behind = nx.ancestors(graph, t)
+            near = [n for n in found if n in behind]
+            if near:
+                return near[-1]
+        return found[-1]
+    return tensors[0] if tensors else None
 
 
 def _last_executed(graph) -> str | None:

@@ -32,6 +32,31 @@ def position_text(position) -> str:
     return " · ".join(parts)
 
 
+# Pauses a step command asked for: the status bar says so briefly; the banner stays quiet.
+_ROUTINE = {"step": "stepped", "restart": "at the start", "time travel": "time travel",
+            "iteration": "next iteration", "loop ended": "the loop ended",
+            "paused": "paused by you"}
+
+
+def is_routine(reason: str | None) -> bool:
+    """A pause a step command made (not a breakpoint or a data breakpoint)."""
+    if not reason:
+        return True
+    return (reason in _ROUTINE or reason.endswith(" iterations")
+            or (reason.startswith("line ") and reason[5:].isdigit()))
+
+
+def reason_text(reason: str | None) -> str:
+    """Why the session paused, in the status bar's words (``""`` when it does not say)."""
+    if not reason:
+        return ""
+    if reason in _ROUTINE:
+        return _ROUTINE[reason]
+    if reason.startswith("line ") and reason[5:].isdigit():
+        return f"reached {reason}"
+    return reason
+
+
 def counters_text(counters) -> str:
     if counters is None:
         return ""
@@ -48,11 +73,14 @@ class DebugStatusBar(QStatusBar):
         self.state.setObjectName("statusState")
         self.position = QLabel(self)
         self.position.setObjectName("statusPosition")
+        self.reason = QLabel(self)  # why it paused: a breakpoint, NaN/Inf in loss, ...
+        self.reason.setObjectName("statusReason")
         self.counters = QLabel(self)
         self.counters.setObjectName("statusCounters")
         self.counters.setToolTip("How many times backward(), zero_grad() and optimizer.step() ran")
         self.addWidget(self.state)
-        self.addWidget(self.position, 1)
+        self.addWidget(self.position)
+        self.addWidget(self.reason, 1)
         self.addWidget(self.counters)
 
     def show_snapshot(self, snapshot) -> None:
@@ -64,7 +92,16 @@ class DebugStatusBar(QStatusBar):
         self.state.setText(text)
         colour = _STATE_COLOUR.get(status)
         self.state.setStyleSheet(f"color: {colour}" if colour else "")
-        self.position.setText(position_text(snapshot.position) if status == Status.PAUSED else "")
+        paused = status == Status.PAUSED
+        self.position.setText(position_text(snapshot.position) if paused else "")
+        pause = getattr(snapshot, "pause", None)
+        reason = getattr(pause, "reason", None) if paused and pause is not None else None
+        text = reason_text(reason)
+        self.reason.setText(f"— {text}" if text else "")
+        self.reason.setToolTip(f"Why it paused: {text}" if text else "")
+        self.reason.setStyleSheet("" if is_routine(reason) else "color: #d1242f; font-weight: bold"
+                                  if reason and ("NaN" in reason or "norm" in reason)
+                                  else "font-weight: bold")
         self.counters.setText(counters_text(snapshot.counters))
         self.counters.setMinimumWidth(self.counters.sizeHint().width())
         if self.layout() is not None:

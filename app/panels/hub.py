@@ -25,6 +25,7 @@ class PanelsHub(QObject):
         self._users = 0
         self.rest_event = None  # the last Paused / Finished / Error event
         self.last_paused = None
+        self.idle_event = ev.Reset()  # stands for "not started": panels draw nothing
         arrived = getattr(controller, "events_arrived", None)
         if arrived is not None:
             arrived.connect(self._events_arrived)
@@ -38,6 +39,10 @@ class PanelsHub(QObject):
             self._unsubscribe_session()
             self._unsubscribe_session = None
         self.recorder.reset()
+        # Nothing of the previous script's pauses belongs to this one: a new script (or one that
+        # fails before its first pause) shows empty panels, never the old script's names.
+        self.rest_event = self.last_paused = None
+        self.idle_event = ev.Reset()  # what panels draw before this session's first rest
         counters = getattr(session, "counters", None)
         self.recorder.backward_count = (
             (lambda: counters.backward) if counters is not None else None
@@ -62,6 +67,7 @@ class PanelsHub(QObject):
                     self.last_paused = event
             elif isinstance(event, ev.Reset):
                 self.rest_event = self.last_paused = None
+                self.idle_event = event
 
     def select(self, name: str) -> None:
         """Ask the window to select ``name`` in the graph and the inspector."""

@@ -43,7 +43,15 @@ class PointView:
 def point_view(controller, hub: PanelsHub) -> PointView | None:
     """The state to draw, or None while the script runs (its names are not safe to read then)."""
     snap = getattr(controller, "snapshot", None)
-    if snap is None or getattr(snap, "status", None) not in PAUSED_STATES:
+    status = getattr(snap, "status", None)
+    if snap is not None and status == Status.IDLE and hub.rest_event is None:
+        # A new script (or a restart) that has not paused yet: every panel shows nothing,
+        # never what the previous script or run left.
+        idle = getattr(hub, "idle_event", None)
+        if idle is None:
+            return None
+        return PointView(capture({}, None), {}, None, frozenset(), False, idle)
+    if snap is None or status not in PAUSED_STATES:
         return None
     event = hub.rest_event or getattr(snap, "pause", None)
     if event is None:
@@ -57,6 +65,16 @@ def point_view(controller, hub: PanelsHub) -> PointView | None:
             live = visible_names(namespace, None)
         case ev.Paused(snapshot=snapshot) | ev.Finished(snapshot=snapshot):
             pass
+        case ev.Error():
+            # The names where the script failed (the session keeps that frame), not those of
+            # an earlier pause: a script failing before its optimizer exists shows none.
+            session = getattr(controller, "session", None)
+            names = getattr(session, "visible_names", None)
+            if callable(names) and not getattr(controller, "busy", False):
+                try:
+                    live = names()
+                except Exception:  # noqa: BLE001 - a panel must never take the window down
+                    pass
     if not isinstance(snapshot, Snapshot):
         snapshot = capture(live, None)
     point = event.point

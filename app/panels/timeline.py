@@ -199,7 +199,7 @@ class TimelinePanel(Panel):
         if p.line is not None:
             parts.append(f"line {p.line}")
         if p.iteration is not None:
-            parts.append(f"iteration {p.iteration}")
+            parts.append(f"iteration {p.iteration + 1}")  # from 1, as the status bar counts
         if p.backward_step:
             parts.append(f"backward step {p.backward_step[0]} of {p.backward_step[1]}")
         if p.markers:

@@ -59,7 +59,10 @@ class SessionEvent:
 @dataclass(frozen=True)
 class Paused(SessionEvent):
     """A command came to rest at ``position``. After ``go_to``, ``travelled`` is True and
-    ``diff.full`` is True: redraw everything."""
+    ``diff.full`` is True: redraw everything. ``culprits``: what a data breakpoint found at
+    fault, as ``("op", "LogBackward0")`` (the node that produced a NaN/Inf, by name) and
+    ``("tensor", "loss")`` / ``("grad", "w")`` (a named tensor or its ``.grad``); empty for
+    line breakpoints and step commands."""
 
     kind: ClassVar[str] = "paused"
     pause: Any  # the interpreter's Pause (a recording's ReplayPause)
@@ -69,6 +72,7 @@ class Paused(SessionEvent):
     reason: str | None
     snapshot: Any  # Snapshot
     travelled: bool = False
+    culprits: tuple = ()
 
 
 @dataclass(frozen=True)

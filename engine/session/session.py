@@ -41,6 +41,11 @@ from .state import capture, named_tensors, non_finite, visible_names
 from .timeline import BACKWARD, ERROR, STEP, WARNING, ZERO_GRAD, Timeline, TimelinePoint
 
 
+# Continue and run-to-end record a point at every statement they pass until the timeline has
+# this many points; past it only the first statement of each iteration of the outermost loop.
+PASSING_POINTS = 20_000
+PASSED = "passed"  # the reason of a point recorded in passing (no pause was shown there)
+
 # After these the last pause's frame still holds the names to show.
 _FRAME_KEPT = (Status.PAUSED, Status.FAILED, Status.STOPPED)
 
@@ -56,6 +61,28 @@ def _reachable_nodes(roots) -> int:
         seen.add(fn)
         stack.extend(nxt for nxt, _ in fn.next_functions if nxt is not None)
     return len(seen)
+
+
+def _steps_on_graph(steps: tuple, names: dict) -> tuple:
+    """The last backward's steps if that backward ran through the graph the names hold now;
+    else none. A leaf's AccumulateGrad outlives its iteration: without this, the next
+    iteration's new forward graph would show the previous backward's gradient on the edge into
+    it, although that backward never ran on this graph (and ``.grad`` may be None by now)."""
+    if not steps:
+        return steps
+    from ..autograd.node import AccumulateGrad
+
+    live: set = set()
+    stack = [t.grad_fn for t in named_tensors(names).values() if t.grad_fn is not None]
+    while stack:
+        fn = stack.pop()
+        if id(fn) in live:
+            continue
+        live.add(id(fn))
+        stack.extend(nxt for nxt, _ in getattr(fn, "next_functions", ()) if nxt is not None)
+    ran_here = any(id(step.node) in live and not isinstance(step.node, AccumulateGrad)
+                   for step in steps)
+    return steps if ran_here else ()
 
 
 def _scalar(value: Any) -> float | None:
@@ -149,6 +176,7 @@ class Session(EventPublisher):
         self._resumed_here = False  # the pause just pulled is where ``resume`` was restored
         self._saw_loop = False  # this run has entered a loop (for the resume warning)
         self._past_breakpoints = False  # run_to_end is running: no breakpoint stops it
+        self._record_passing = False  # continue / run_to_end: record the statements passed
         self._reset_run_state()
 
     # ------------------------------------------------------------------ subscribers
@@ -253,7 +281,9 @@ class Session(EventPublisher):
         ``previous`` (the graph shown before), ``graph.graph["changed"]`` lists what differs."""
         from ..graph import build_graph
 
-        return build_graph(self.visible_names(), tuple(self._backward_steps), previous=previous)
+        names = self.visible_names()
+        return build_graph(names, _steps_on_graph(tuple(self._backward_steps), names),
+                           previous=previous)
 
     # ------------------------------------------------------------------ thread-safe controls
     def pause(self) -> None:
@@ -280,7 +310,7 @@ class Session(EventPublisher):
     # ------------------------------------------------------------------ commands
     def continue_(self):
         """Run to the next breakpoint or the end."""
-        with self._command("continue"):
+        with self._command("continue"), self._recording_passes():
             return self._drive(lambda p: None)
 
     def run_to_end(self):
@@ -289,7 +319,7 @@ class Session(EventPublisher):
         The builder re-runs the script this way after writing a line, so the new line's result
         is in the graph at once, whatever breakpoints the user has set above it.
         """
-        with self._command("run_to_end"):
+        with self._command("run_to_end"), self._recording_passes():
             self._past_breakpoints = True
             try:
                 return self._drive(lambda p: None)
@@ -403,7 +433,6 @@ class Session(EventPublisher):
                 self._replaying = False
             self._resumed_here = False  # a restore on the way is part of the replayed run
             self._point_index = point_index
-            self._truncate_on_next_stop = True
             self._clear_since()
             if self.data_breakpoints.nan and self.status == Status.PAUSED:
                 self._new_non_finite()  # what is already NaN here must not break again
@@ -482,8 +511,8 @@ class Session(EventPublisher):
         self._snapshot = None
         self._position: Position | None = None
         self._point_index: int | None = None
-        self._truncate_on_next_stop = False
         self._replaying = False
+        self._passing_snapshot = None  # the last point recorded in passing (continue)
         self._backward_steps: list = []
         self._backward_total = 0
         self._outer_loop = None
@@ -497,6 +526,8 @@ class Session(EventPublisher):
         self._console_mark = len(self.console)
         self._markers: set = set()
         self._pending_break: str | None = None
+        self._pending_culprit: tuple | None = None
+        self._culprits: list = []
         self._nan_reported_in_backward = False
         self._nan_reported_in_statement = False
 
@@ -552,6 +583,39 @@ class Session(EventPublisher):
         else:
             self._gen_error = None
 
+    @contextmanager
+    def _recording_passes(self):
+        """While continue / run_to_end run: a timeline point at every statement they pass (so
+        Step Back after F5 goes back through the run), within ``PASSING_POINTS``."""
+        self._record_passing = True
+        try:
+            yield
+        finally:
+            self._record_passing = False
+
+    def _pass_point(self, pause) -> None:
+        """Record the statement ``pause`` a command runs past, if the timeline does not reach it
+        yet (after time travel, the points ahead are the same run's: they are kept)."""
+        raw = self._raw_count - 1
+        timeline = self.timeline
+        if len(timeline):
+            last = timeline[-1]
+            if last.kind in ("finished", "error") or last.raw_index >= raw:
+                return
+            if len(timeline) >= PASSING_POINTS and (
+                    self.counters.iteration is None or self.counters.iteration == last.iteration):
+                return  # thinned: past the limit, only each iteration's first statement
+        snap = capture(pause.globals, pause.locals, self._passing_snapshot or self._snapshot,
+                       len(self.console))
+        point = TimelinePoint(
+            index=len(timeline), kind="statement", line=pause.line,
+            iteration=self.counters.iteration, markers=frozenset(self._markers),
+            raw_index=raw, depth=pause.depth, reason=PASSED,
+        )
+        timeline.append(point, snap)
+        self._passing_snapshot = snap
+        self._markers = set()
+
     def _drive(self, until: Callable) -> Any:
         """Pull pauses until ``until(pause)`` or a breakpoint names a reason; stop there."""
         if self.status != Status.PAUSED:
@@ -579,6 +643,8 @@ class Session(EventPublisher):
             if reason:
                 self._stop_at(pause, reason)
                 return pause
+            if self._record_passing and pause.kind == "statement" and not self._replaying:
+                self._pass_point(pause)
 
     def _pull(self):
         """The next interpreter pause, with the bookkeeping of the statement that just ran.
@@ -737,7 +803,8 @@ class Session(EventPublisher):
                 bad = [g for g in step.grads_out if g is not None and non_finite(np.asarray(g))]
                 if bad:
                     self._nan_reported_in_backward = True
-                    self._set_break(f"NaN/Inf in the gradient computed by {step.node.name()}")
+                    self._set_break(f"NaN/Inf in the gradient computed by {step.node.name()}",
+                                    ("op", step.node.name()))
         elif kind == engine_events.BACKWARD_FINISHED:
             for lint in self.linter.backward_finished(self._names(), line):
                 self._warned(lint)
@@ -749,7 +816,8 @@ class Session(EventPublisher):
                 if norm > breaks.grad_norm:
                     name = self._name_of(tensor) or "a tensor"
                     self._set_break(f"gradient norm of {name}.grad is {norm:.4g} "
-                                    f"(> {breaks.grad_norm:g})")
+                                    f"(> {breaks.grad_norm:g})",
+                                    ("grad", name) if name != "a tensor" else None)
         elif kind == engine_events.GRAD_ZEROED:
             self.linter.grad_zeroed(data["tensor"])
             self._markers.add(ZERO_GRAD)
@@ -764,11 +832,13 @@ class Session(EventPublisher):
                 out = data.get("output")
                 if isinstance(out, Tensor) and non_finite(out._data):
                     self._nan_reported_in_statement = True
-                    self._set_break(f"NaN/Inf produced by {data['node'].name()}")
+                    self._set_break(f"NaN/Inf produced by {data['node'].name()}",
+                                    ("op", data["node"].name()))
 
-    def _set_break(self, reason: str) -> None:
+    def _set_break(self, reason: str, culprit: tuple | None = None) -> None:
         if self._pending_break is None:
             self._pending_break = reason
+            self._pending_culprit = culprit
 
     def _name_of(self, tensor) -> str | None:
         for name, t in named_tensors(self._names()).items():
@@ -787,12 +857,18 @@ class Session(EventPublisher):
             return None
         breaks = self.data_breakpoints
         reasons = []
+        culprits: list = []
+        self._culprits = culprits  # what _stop_at tells the views was at fault
         if self._pending_break is not None:
             reasons.append(self._pending_break)
+            if self._pending_culprit is not None:
+                culprits.append(self._pending_culprit)
         if breaks.nan:
             found = self._new_non_finite()
             if found:
                 reasons.insert(0, f"NaN/Inf in {', '.join(found)}")
+                culprits.extend(("grad", n[:-5]) if n.endswith(".grad") else ("tensor", n)
+                                for n in found)
         if pause.kind == "statement":
             self._nan_reported_in_statement = False
             bp = self.breakpoints.get(pause.line)
@@ -833,34 +909,46 @@ class Session(EventPublisher):
 
     def _capture(self):
         p = self._pause
+        # Records that did not change are shared with the latest snapshot (one in passing too).
+        previous = self._passing_snapshot or self._snapshot
         if self.status == Status.PAUSED and p is not None:
-            return capture(p.globals, p.locals, self._snapshot, len(self.console))
+            return capture(p.globals, p.locals, previous, len(self.console))
         if self.namespace is not None:
-            return capture(self.namespace, None, self._snapshot, len(self.console))
+            return capture(self.namespace, None, previous, len(self.console))
         if p is not None:
-            return capture(p.globals, p.locals, self._snapshot, len(self.console))
-        return capture({}, None, self._snapshot, len(self.console))
+            return capture(p.globals, p.locals, previous, len(self.console))
+        return capture({}, None, previous, len(self.console))
 
     def _position_of(self, point: TimelinePoint) -> Position:
         return Position(point.line, point.iteration, point.backward_step, point.depth,
                         point.index)
 
     def _add_point(self, kind: str, reason: str | None, snap) -> TimelinePoint:
-        if self._truncate_on_next_stop and self._point_index is not None:
-            self.timeline.truncate(self._point_index + 1)
-        self._truncate_on_next_stop = False
+        # After time travel the run is re-executed, and re-execution is exact: a stop at a
+        # pause the timeline already has is that point (the points after it are kept, so
+        # stepping forward from a point travelled to drops nothing); a stop between two points
+        # is inserted there.
         p = self._pause
+        raw = self._raw_count - 1
+        at, found = self.timeline.position_of(raw, kind in ("finished", "error"))
+        self._passing_snapshot = None
+        if found:
+            point = replace(self.timeline[at], reason=reason)
+            self.timeline.replace(at, point)
+            self._point_index = point.index
+            self._position = self._position_of(point)
+            return point
         step = None
         if p is not None and p.kind == "backward_step" and kind == "backward_step":
             step = (p.step.index + 1, max(self._backward_total, p.step.index + 1))
         point = TimelinePoint(
-            index=len(self.timeline), kind=kind,
+            index=at, kind=kind,
             line=p.line if p is not None else None,
             iteration=self.counters.iteration, backward_step=step,
-            markers=frozenset(self._markers), raw_index=self._raw_count - 1,
+            markers=frozenset(self._markers), raw_index=raw,
             depth=p.depth if p is not None else 0, reason=reason,
         )
-        self.timeline.append(point, snap)
+        self.timeline.insert(point, snap)
         self._point_index = point.index
         self._position = self._position_of(point)
         return point
@@ -875,8 +963,10 @@ class Session(EventPublisher):
         return snap, diff, point
 
     def _stop_at(self, pause, reason: str) -> None:
+        culprits = tuple(self._culprits)  # before _publish starts the next "since"
         snap, diff, point = self._publish(pause.kind, reason)
-        self._emit(ev.Paused(pause, diff, self._position, point, reason, snap))
+        self._emit(ev.Paused(pause, diff, self._position, point, reason, snap,
+                             culprits=culprits))
         self._emit(ev.TimelineChanged(len(self.timeline)))
 
     def _finish(self, namespace) -> None:

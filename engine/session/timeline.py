@@ -134,6 +134,66 @@ class Timeline(Sequence):
         """Update the last point's metadata (its reason or markers), keeping its snapshot."""
         self._points[-1] = point
 
+    def replace(self, index: int, point: TimelinePoint) -> None:
+        """Update point ``index``'s metadata, keeping its snapshot."""
+        if point.index != index:
+            raise ValueError(f"point {point.index} put at position {index}")
+        self._points[index] = point
+
+    # Points are ordered by the pause they are (``raw_index``; the end of a run comes after its
+    # last pause, which has the same raw index): a re-executed run reaches them in that order.
+    @staticmethod
+    def _key(raw_index: int, end: bool) -> tuple:
+        return (raw_index, 1 if end else 0)
+
+    def _point_key(self, i: int) -> tuple:
+        p = self._points[i]
+        return self._key(p.raw_index, p.kind in ("finished", "error"))
+
+    def position_of(self, raw_index: int, end: bool = False) -> tuple[int, bool]:
+        """``(i, found)``: the point that is the pause ``raw_index`` (``end``: the run's end
+        after it), or where such a point would be inserted."""
+        key = self._key(raw_index, end)
+        lo, hi = 0, len(self._points)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self._point_key(mid) < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo, lo < len(self._points) and self._point_key(lo) == key
+
+    def insert(self, point: TimelinePoint, snapshot: Snapshot) -> None:
+        """Add ``point`` at ``point.index``, before the points there (their indices grow by
+        one). Appending is the cheap case; inserting re-stores the later snapshots."""
+        at = point.index
+        if at == len(self._points):
+            self.append(point, snapshot)
+            return
+        if not 0 <= at < len(self._points):
+            raise ValueError(f"point {at} inserted in a timeline of {len(self._points)}")
+        later = [(p, self.snapshot(i), self._consoles[i])
+                 for i, p in enumerate(self._points[at:], start=at)]
+        evicted = self.evicted_segments
+        self.truncate(at)
+        self.append(point, snapshot)
+        from dataclasses import replace as _replace
+
+        for p, snap, console in later:
+            moved = _replace(p, index=p.index + 1)
+            if snap is None:
+                self._append_evicted(moved, console)
+            else:
+                self.append(moved, snap)
+        self.evicted_segments = max(self.evicted_segments, evicted)
+
+    def _append_evicted(self, point: TimelinePoint, console_lines: int) -> None:
+        """A point whose snapshot was already given up (re-execution reaches it)."""
+        self._points.append(point)
+        self._stored.append(None)
+        self._consoles.append(console_lines)
+        self._last_flat = None
+
     def truncate(self, length: int) -> None:
         """Forget the points from ``length`` on (the user continued from an earlier point)."""
         if length >= len(self._points):

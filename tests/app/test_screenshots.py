@@ -88,3 +88,43 @@ def test_screenshots_of_the_main_states(qtbot, make_window, tmp_path):
     shoot(window, "08_dark_theme")
     window.actions_by_id["view.dark_theme"].setChecked(False)
     window.graph_view.canvas.setFocus(Qt.FocusReason.OtherFocusReason)
+
+
+def test_screenshots_of_issue_16_states(qtbot, make_window):
+    """What the window shows belongs to the script: a pasted script, a NaN pause that names its
+    op, a training loop at iteration 3, a step back, an error mark over a breakpoint."""
+    from tests.app.test_document_state import paste_over_everything
+    from tests.app.test_step_back import STEP_LINE, TRAINING
+
+    window = make_window()
+    qtbot.waitUntil(lambda: window.controller.session is not None and bool(window.panels))
+    wait_idle(qtbot, window)
+    paste_over_everything(window.editor, TRAINING)
+    wait_idle(qtbot, window)
+    shoot(window, "16_01_pasted_script_fresh_document")
+
+    window.editor.toggle_breakpoint(STEP_LINE)
+    for _ in range(3):
+        trigger(qtbot, window, "debug.continue")
+    window.docks["optimizer"].raise_()
+    window.actions_by_id["view.fit"].trigger()
+    shoot(window, "16_02_iteration_3_breakpoint_reason")
+
+    trigger(qtbot, window, "debug.step_back")
+    window.docks["timeline"].raise_()
+    shoot(window, "16_03_step_back")
+
+    assert window.open_example(str(EXAMPLES / "14_nan_from_log0.gstep"))
+    wait_idle(qtbot, window)
+    trigger(qtbot, window, "debug.continue")
+    window.actions_by_id["view.fit"].trigger()
+    shoot(window, "16_04_nan_names_the_op")
+
+    paste_over_everything(window.editor, "import torch\nx = torch.ones(2)\ny = x.foo()\n")
+    window.editor.toggle_breakpoint(3)
+    trigger(qtbot, window, "debug.continue")  # the breakpoint, then the error on its line
+    trigger(qtbot, window, "debug.continue")
+    assert window.editor.errors and 3 in window.editor.breakpoints
+    shoot(window, "16_05_error_mark_over_breakpoint")
+    gutter = window.editor._gutter.grab()
+    gutter.save(str(shots_dir() / "16_06_gutter.png"))

@@ -318,12 +318,20 @@ def test_go_back_three_points_shows_the_recorded_state_and_continues_exactly():
     np.testing.assert_array_equal(live, seen[back])
     np.testing.assert_array_equal(s.snapshot(back).tensors["w"].value, seen[back])
     assert s.counters.backward == sum(1 for p in s.timeline[: back + 1] if "backward" in p.markers)
+    recorded = list(s.timeline)
     s.continue_()
     expected_w, expected_console = _final_w(RANDOM_TRAINING)
     np.testing.assert_array_equal(s.namespace["w"]._data, expected_w)
     assert s.console == expected_console
     assert s.timeline[-1].kind == "finished"
-    assert len(s.timeline) == back + 2  # the points after the jump were replaced by the new run
+    # Re-execution is exact: the points after the jump are kept (the same run reaches them),
+    # and continue adds a point at every statement it passed beyond them.
+    kept = list(s.timeline)[: len(recorded)]
+    assert [(p.raw_index, p.line, p.kind) for p in kept] == \
+        [(p.raw_index, p.line, p.kind) for p in recorded]
+    assert all(p.kind == "statement" for p in s.timeline[len(recorded):-1])
+    raws = [p.raw_index for p in s.timeline]
+    assert raws == sorted(raws)
 
 
 def test_go_forward_to_a_later_point_after_going_back():
