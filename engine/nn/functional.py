@@ -761,7 +761,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """``NativeLayerNormBackward0``: normalises over the trailing ``normalized_shape`` dims."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if isinstance(normalized_shape, int):
+        raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of "
+                        "ints, not int")
+    shape = tuple(normalized_shape)
     if tuple(input.shape[input.ndim - len(shape):]) != shape or input.ndim < len(shape):
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "

@@ -57,6 +57,19 @@ class _BatchNorm(Module):
     def _check_input_dim(self, input) -> None:
         raise NotImplementedError
 
+    def _load_from_state_dict(self, state_dict, prefix, strict, missing_keys, unexpected_keys,
+                              error_msgs, assign) -> None:
+        # PyTorch: a state dict without version metadata that lacks num_batches_tracked gets the
+        # module's own (so loading copies it onto itself)
+        key = prefix + "num_batches_tracked"
+        if self.track_running_stats and key not in state_dict:
+            version = getattr(state_dict, "_metadata", {}).get(prefix[:-1], {}).get("version")
+            if version is None or version < 2:
+                state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                                   else creation.tensor(0, dtype=_long()))
+        super()._load_from_state_dict(state_dict, prefix, strict, missing_keys, unexpected_keys,
+                                      error_msgs, assign)
+
     def forward(self, input):
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum

@@ -143,7 +143,7 @@ multiply = mul
 subtract = sub
 
 
-def pow(input, exponent):  # noqa: A001
+def pow(input, exponent):
     # ``cls in _TT``: isinstance without the metaclass's slow path for a number exponent
     if input.__class__ in _TT:
         if exponent.__class__ in _TT:
@@ -205,11 +205,11 @@ for _op in OPS.values():
 del _op, _fn, _names, _name
 
 
-def round(input, decimals=0):  # noqa: A001
+def round(input, decimals=0):
     return apply(OPS["round"], input)
 
 
-def clamp(input, min=None, max=None):  # noqa: A002
+def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, _T) or isinstance(max, _T):
@@ -307,7 +307,7 @@ def _keepdim_without_dim(name, method, dtype):
     )
 
 
-def sum(input, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):  # noqa: A001
+def sum(input, dim=_UNSET, keepdim=_UNSET, *, dtype=None, axis=None):
     if dim is _UNSET and keepdim is _UNSET and dtype is None and axis is None:
         return apply(_SUM, input, shape=input._data.shape)  # the common case
     return _sum(input, dim, keepdim, dtype, axis, False)
@@ -423,11 +423,11 @@ def _minmax(which, input, dim=None, keepdim=False):
     return (_Max if which == "max" else _Min)(values, indices)
 
 
-def max(input, dim=None, keepdim=False):  # noqa: A001
+def max(input, dim=None, keepdim=False):
     return _minmax("max", input, dim, keepdim)
 
 
-def min(input, dim=None, keepdim=False):  # noqa: A001
+def min(input, dim=None, keepdim=False):
     return _minmax("min", input, dim, keepdim)
 
 
@@ -613,8 +613,8 @@ def _mat_error(a, b):
         )
     if a.ndim == 1 and b.ndim == 1:
         return RuntimeError(
-            "inconsistent tensor size, expected tensor [{}] and src [{}] to have the same number "
-            "of elements, but got {} and {} elements respectively".format(sa[0], sb[0], sa[0], sb[0])
+            f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the same number "
+            f"of elements, but got {sa[0]} and {sb[0]} elements respectively"
         )
     if a.ndim == 1 and b.ndim == 2:
         return RuntimeError(

@@ -587,6 +587,101 @@ NOT_DIFFERENTIABLE = {
 }
 
 
+# -- layers (engine/ops/layers.py): small shapes, every option drawn ----------------------------
+
+
+def _conv(draw, rng):
+    nd = draw(st.sampled_from([1, 2]))
+    groups = draw(st.sampled_from([1, 2]))
+    c, o = groups * draw(st.integers(1, 2)), groups * draw(st.integers(1, 2))
+    k = tuple(draw(st.integers(1, 3)) for _ in range(nd))
+    stride = tuple(draw(st.integers(1, 2)) for _ in range(nd))
+    padding = tuple(draw(st.integers(0, 2)) for _ in range(nd))
+    dilation = tuple(draw(st.integers(1, 2)) for _ in range(nd))
+    size = tuple(d * (kk - 1) + 1 + draw(st.integers(0, 2)) for d, kk in zip(dilation, k))
+    x = values(rng, (draw(st.integers(1, 2)), c) + size)
+    w = values(rng, (o, c // groups) + k)
+    b = values(rng, (o,)) if draw(st.booleans()) else None
+    return [x, w, b], {"stride": stride, "padding": padding, "dilation": dilation,
+                       "groups": groups}, None
+
+
+def _pool(draw, rng, dilated=True):
+    k = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    stride = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    dilation = (draw(st.integers(1, 2)), draw(st.integers(1, 2))) if dilated else (1, 1)
+    padding = tuple(draw(st.integers(0, ((kk - 1) * d + 1) // 2)) for kk, d in zip(k, dilation))
+    size = tuple(d * (kk - 1) + 1 + draw(st.integers(0, 3)) for kk, d in zip(k, dilation))
+    shape = ((draw(st.integers(1, 2)),) if draw(st.booleans()) else ()) + (2,) + size
+    params = {"kernel": k, "stride": stride, "padding": padding,
+              "ceil_mode": draw(st.booleans())}
+    return values(rng, shape), params, dilation
+
+
+def _max_pool(draw, rng):
+    x, params, dilation = _pool(draw, rng)
+    return [x], {**params, "dilation": dilation}, None
+
+
+def _avg_pool(draw, rng):
+    x, params, _ = _pool(draw, rng, dilated=False)
+    return [x], {**params, "count_include_pad": draw(st.booleans()),
+                 "divisor_override": draw(st.sampled_from([None, 3]))}, None
+
+
+def _batch_norm(draw, rng):
+    shape = (draw(st.integers(2, 3)), draw(st.integers(1, 3))) + tuple(
+        draw(st.lists(st.integers(1, 2), max_size=2)))
+    c = shape[1]
+    training = draw(st.booleans())
+    affine = draw(st.booleans())
+    w, b = (values(rng, (c,)), values(rng, (c,))) if affine else (None, None)
+    running = (None, None) if training else (values(rng, (c,)), values(rng, (c,), "p"))
+    return [values(rng, shape), w, b], {
+        "running_mean": running[0], "running_var": running[1], "training": training,
+        "momentum": 0.1, "eps": 1e-5}, None
+
+
+def _layer_norm(draw, rng):
+    shape = tuple(draw(st.lists(st.integers(1, 3), min_size=1, max_size=3)))
+    k = draw(st.integers(1, len(shape)))
+    normalized = shape[len(shape) - k:]
+    if int(np.prod(normalized)) == 1:
+        normalized, shape = (2,), shape + (2,)
+    affine = draw(st.booleans())
+    w, b = (values(rng, normalized), values(rng, normalized)) if affine else (None, None)
+    return [values(rng, shape), w, b], {"normalized_shape": normalized, "eps": 1e-5}, None
+
+
+def _embedding(draw, rng):
+    n = draw(st.integers(1, 4))
+    idx = rng.integers(0, n, size=tuple(draw(st.lists(st.integers(1, 3), max_size=2))))
+    return [values(rng, (n, draw(st.integers(1, 3))))], {
+        # padding_idx's zero row is by definition, not a derivative: compared with PyTorch in
+        # tests/engine/nn/test_layers.py instead
+        "indices": idx, "padding_idx": -1, "num_weights": n}, None
+
+
+def _constant_pad(draw, rng):
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=2, max_side=3))
+    pad = tuple(draw(st.integers(-1, 2)) for _ in range(2 * draw(st.integers(1, len(shape)))))
+    return [values(rng, shape)], {"pad": pad, "value": 0.5}, None
+
+
+RECIPES.update({
+    "convolution": custom(_conv),
+    "constant_pad_nd": custom(_constant_pad),
+    "max_pool2d": custom(_max_pool),
+    "avg_pool2d": custom(_avg_pool),
+    "adaptive_avg_pool2d": custom(lambda d, rng: (
+        [values(rng, (2, d(st.integers(1, 5)), d(st.integers(1, 5))))],
+        {"output_size": (d(st.integers(1, 4)), d(st.integers(1, 4)))}, None)),
+    "native_batch_norm": custom(_batch_norm),
+    "native_layer_norm": custom(_layer_norm),
+    "embedding": custom(_embedding),
+})
+
+
 # PyTorch records these but its backward raises "derivative for aten::... is not implemented"
 NOT_IMPLEMENTED = {"floor_divide", "floor_divide_tensor"}
 
