@@ -180,15 +180,8 @@ class BackwardCFunction(Node, FunctionCtx):
         nothing (the scheduler has grad mode off)."""
         Tensor = _tensor_cls()
         res = self._call_backward(grads, Tensor._wrap, np.zeros)
-        out = []
-        for i, ((fn, _), r) in enumerate(zip(self.next_functions, res)):
-            if fn is None or r is None:
-                out.append(None)
-                continue
-            shape, dtype = self.input_meta[i]
-            self._check_shape(i, r, shape)
-            out.append(_reduce_to(np.asarray(r._data), shape, dtype))
-        return out
+        return self._per_input(res, lambda r, shape, dtype: _reduce_to(
+            np.asarray(r._data), shape, dtype))
 
     def apply_traced(self, grads):
         """create_graph pass: Tensors in, Tensors out; the ops backward uses are recorded."""
@@ -197,14 +190,19 @@ class BackwardCFunction(Node, FunctionCtx):
         Tensor = _tensor_cls()
         res = self._call_backward(grads, lambda g: g,
                                   lambda shape, dtype: Tensor._wrap(np.zeros(shape, dtype)))
+        return self._per_input(res, reduce_traced)
+
+    def _per_input(self, results, reduce):
+        """One gradient per input edge: None where the input takes none, else the user's result
+        checked against the input's shape and summed down to it (``reduce``)."""
         out = []
-        for i, ((fn, _), r) in enumerate(zip(self.next_functions, res)):
+        for i, ((fn, _), r) in enumerate(zip(self.next_functions, results)):
             if fn is None or r is None:
                 out.append(None)
                 continue
             shape, dtype = self.input_meta[i]
             self._check_shape(i, r, shape)
-            out.append(reduce_traced(r, shape, dtype))
+            out.append(reduce(r, shape, dtype))
         return out
 
 

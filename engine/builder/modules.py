@@ -19,7 +19,7 @@ from ..script.limits import Limits
 from ..tensor import Tensor
 from .check import DryTensors, Verdict, dry_run_context, error_text, verdict_of
 from .edits import BuildError, CodeEdit, FieldRefused, append_statement, torch_import
-from .names import name_problem
+from .names import form_start_errors, name_problem
 from .tensor_form import parse_whole_numbers
 from .workspace import ModuleSpec
 
@@ -58,12 +58,8 @@ def parse_sizes(text: str) -> tuple[int, ...]:
 
 def layer_form_errors(form: LayerForm, workspace) -> dict[str, str]:
     """Field -> why the form cannot be written as it stands (empty when it can)."""
-    errors: dict[str, str] = {}
-    problem = name_problem(form.name.strip(), workspace)
-    if problem:
-        errors["name"] = problem
-    if form.kind not in KINDS:
-        errors["kind"] = f"unknown kind '{form.kind}': choose one of {', '.join(KINDS)}"
+    errors = form_start_errors(form.name, workspace, "kind", form.kind, KINDS, "kind")
+    if "kind" in errors:
         return errors
     if form.kind == "mlp" and form.activation not in ACTIVATIONS:
         errors["activation"] = (f"unknown activation '{form.activation}': choose one of "

@@ -57,3 +57,17 @@ def suggest_name(stem: str, workspace) -> str:
     while name_problem(f"{stem}{i}", workspace) is not None:
         i += 1
     return f"{stem}{i}"
+
+
+def form_start_errors(name: str, workspace, field: str, value: str, choices,
+                      what: str) -> dict[str, str]:
+    """The checks every form starts with: its result's name, and its kind among ``choices``
+    (``what`` names the kind in the message). A bad kind comes last: nothing after it applies."""
+    errors: dict[str, str] = {}
+    problem = name_problem(name.strip(), workspace)
+    if problem:
+        errors["name"] = problem
+    if value not in choices:
+        errors[field] = f"unknown {what} '{value}': choose one of {', '.join(choices)}"
+    return errors
+

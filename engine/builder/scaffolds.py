@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from .. import creation, optim
 from ..events import hub
 from .edits import BuildError, CodeEdit, FieldRefused, append_statement, torch_import
-from .names import name_problem
+from .names import form_start_errors, name_problem
 
 # -- optimizers -----------------------------------------------------------------------------------
 
@@ -217,13 +217,9 @@ def _params_problem(params, workspace) -> str | None:
 
 def optimizer_form_errors(form: OptimizerForm, workspace) -> dict[str, str]:
     """Field (``name``, ``kind``, ``params`` or a hyper-parameter) -> reason."""
-    errors: dict[str, str] = {}
-    problem = name_problem(form.name.strip(), workspace)
-    if problem:
-        errors["name"] = problem
-    if form.kind not in OPTIMIZER_KINDS:
-        choices = ", ".join(OPTIMIZER_KINDS)
-        errors["kind"] = f"unknown optimizer '{form.kind}': choose one of {choices}"
+    errors = form_start_errors(form.name, workspace, "kind", form.kind, OPTIMIZER_KINDS,
+                               "optimizer")
+    if "kind" in errors:
         return errors
     problem = _params_problem(tuple(form.params), workspace)
     if problem:

@@ -17,7 +17,7 @@ from ..dtypes import scalar_type_name
 from ..events import hub
 from ..script.limits import Limits
 from .edits import BuildError, CodeEdit, FieldRefused, append_statement, torch_import
-from .names import name_problem
+from .names import form_start_errors
 
 MODES = ("values", "zeros", "ones", "rand", "randn", "arange")
 DTYPES = ("auto", "float32", "float64", "float16", "int64", "int32", "int16", "int8", "uint8",
@@ -131,12 +131,8 @@ def parse_shape(text: str) -> tuple[int, ...]:
 
 def form_errors(form: TensorForm, workspace) -> dict[str, str]:
     """Field -> why the form cannot be written as it stands (empty when it can)."""
-    errors: dict[str, str] = {}
-    problem = name_problem(form.name.strip(), workspace)
-    if problem:
-        errors["name"] = problem
-    if form.mode not in MODES:
-        errors["mode"] = f"unknown kind '{form.mode}': choose one of {', '.join(MODES)}"
+    errors = form_start_errors(form.name, workspace, "mode", form.mode, MODES, "kind")
+    if "mode" in errors:
         return errors
     if form.dtype not in DTYPES:
         errors["dtype"] = f"unknown dtype '{form.dtype}': choose one of {', '.join(DTYPES)}"

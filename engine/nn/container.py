@@ -9,7 +9,22 @@ from itertools import islice
 from .module import Module, _addindent
 
 
-class Sequential(Module):
+class _Numbered:
+    """What Sequential and ModuleList share: children named 0..n-1, counted and iterated."""
+
+    def _renumber(self) -> None:
+        # after a deletion, so that the names stay 0..n-1
+        object.__setattr__(self, "_modules", dict(
+            (str(i), m) for i, m in enumerate(self._modules.values())))
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+
+class Sequential(_Numbered, Module):
     """Children called in order, each on the previous one's output.
 
     ``Sequential(a, b)`` names the children "0", "1"; ``Sequential(OrderedDict(...))`` keeps the
@@ -48,15 +63,7 @@ class Sequential(Module):
                 delattr(self, key)
         else:
             delattr(self, self._item_by_index(self._modules.keys(), idx))
-        # renumber so that the names stay 0..n-1
-        object.__setattr__(self, "_modules", dict(
-            (str(i), m) for i, m in enumerate(self._modules.values())))
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+        self._renumber()
 
     def __add__(self, other):
         if not isinstance(other, Sequential):
@@ -102,7 +109,7 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_Numbered, Module):
     """A list of modules whose members are registered children (indexable, iterable)."""
 
     _torch_class_name = "torch.nn.modules.container.ModuleList"
@@ -132,14 +139,7 @@ class ModuleList(Module):
                 delattr(self, str(k))
         else:
             delattr(self, self._abs_index(idx))
-        object.__setattr__(self, "_modules", dict(
-            (str(i), m) for i, m in enumerate(self._modules.values())))
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self):
-        return iter(self._modules.values())
+        self._renumber()
 
     def __iadd__(self, modules) -> "ModuleList":
         return self.extend(modules)

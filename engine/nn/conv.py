@@ -4,8 +4,6 @@ bias, drawn through ``engine.nn.init`` in PyTorch's order)."""
 
 from __future__ import annotations
 
-import math
-
 from .. import creation
 from . import functional as F
 from . import init
@@ -64,13 +62,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """PyTorch's default: kaiming_uniform(a=sqrt(5)) weights, U(-1/sqrt(fan_in), ...) bias."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+        init.reset_weight_and_bias(self, bias_without_fan_in=False)
 
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "

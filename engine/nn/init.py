@@ -156,11 +156,9 @@ def xavier_normal_(tensor, gain: float = 1.0, generator=None):
 def kaiming_uniform_(tensor, a: float = 0, mode: str = "fan_in",
                      nonlinearity: str = "leaky_relu", generator=None):
     """He uniform: U(-b, b) with b = gain * sqrt(3 / fan)."""
-    if 0 in tensor.shape:
-        warnings_zero_element()
+    std = _kaiming_std(tensor, a, mode, nonlinearity)
+    if std is None:
         return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
 
@@ -168,11 +166,18 @@ def kaiming_uniform_(tensor, a: float = 0, mode: str = "fan_in",
 def kaiming_normal_(tensor, a: float = 0, mode: str = "fan_in",
                     nonlinearity: str = "leaky_relu", generator=None):
     """He normal: N(0, std²) with std = gain / sqrt(fan)."""
+    std = _kaiming_std(tensor, a, mode, nonlinearity)
+    if std is None:
+        return tensor
+    return normal_(tensor, 0.0, std, generator)
+
+
+def _kaiming_std(tensor, a, mode, nonlinearity):
+    """gain / sqrt(fan), or None (after PyTorch's warning) for a tensor with no elements."""
     if 0 in tensor.shape:
         warnings_zero_element()
-        return tensor
-    fan = _calculate_correct_fan(tensor, mode)
-    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
+        return None
+    return calculate_gain(nonlinearity, a) / math.sqrt(_calculate_correct_fan(tensor, mode))
 
 
 def warnings_zero_element() -> None:
@@ -203,3 +208,21 @@ def orthogonal_(tensor, gain: float = 1.0, generator=None):
         q = q.T
     return _write(tensor, (q.astype(tensor._data.dtype) * tensor._data.dtype.type(gain))
                   .reshape(tensor.shape))
+
+
+def reset_weight_and_bias(module, *, bias_without_fan_in: bool) -> None:
+    """PyTorch's default for Linear and Conv: kaiming_uniform(a=sqrt(5)) weights, then the bias
+    from U(-1/sqrt(fan_in), 1/sqrt(fan_in)). With no fan-in, Linear still draws a (zero-width)
+    bias and Conv draws none (``bias_without_fan_in``): each draw moves the random stream."""
+    kaiming_uniform_(module.weight, a=math.sqrt(5))
+    if module.bias is None:
+        return
+    fan_in, _ = _calculate_fan_in_and_fan_out(module.weight)
+    if fan_in > 0:
+        bound = 1 / math.sqrt(fan_in)
+    elif bias_without_fan_in:
+        bound = 0
+    else:
+        return
+    uniform_(module.bias, -bound, bound)
+

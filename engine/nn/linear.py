@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from .. import creation
 from . import functional as F
 from . import init
@@ -51,12 +49,7 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """PyTorch's default: kaiming_uniform(a=sqrt(5)) weights, U(-1/sqrt(fan_in), ...) bias."""
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        init.reset_weight_and_bias(self, bias_without_fan_in=True)
 
     def forward(self, input):
         return F.linear(input, self.weight, self.bias)
