@@ -21,14 +21,21 @@ from ..tensor import Tensor
 from .errors import ScriptError, forbidden, limit
 from .guards import check_binop, check_expanded_size, check_length
 from .modules import ModuleProxy
+from .generators import ScriptGenerator
 from .objects import SafeIterator, ScriptFunction, SuperProxy
 from .safety import (
     DENIED_CONSTRUCTORS, DENIED_TYPES, DENIED_VALUE_ATTRS, NODE_ATTRS, NUMPY_ATTRS,
-    READABLE_DUNDER_ATTRS, TENSOR_SETTABLE, check_callable, is_engine_type,
+    NAMEDTUPLE_ATTRS, READABLE_DUNDER_ATTRS, TENSOR_SETTABLE, check_callable, is_engine_type,
+    is_namedtuple_class,
 )
 from .screening import PASS, ScreeningMixin
+from .specials import container_method
 
 _RISKY = frozenset({int, bool, str, bytes, bytearray, list, tuple})
+_NESTED = (list, tuple, dict, set, frozenset)
+_SCALARS = frozenset({int, float, bool, complex, np.float64, np.float32, np.int64, np.bool_})
+_GUARDED_METHODS = frozenset({"count", "index", "remove", "sort", "__contains__", "tolist",
+                              "astype", "dot"})
 _SIZED_CONTAINERS = (list, dict, set, bytearray)
 _OBJECT_GETATTRIBUTE = object.__getattribute__
 _MISSING = object()
@@ -62,6 +69,9 @@ class AccessMixin(ScreeningMixin):
                     return self._attr_generic(obj, name, node)  # nn.Module.__init__(self)
             if name in READABLE_DUNDER_ATTRS:
                 return self._attr_name(obj, name, node)
+            if name in NAMEDTUPLE_ATTRS and is_namedtuple_class(
+                    obj if isinstance(obj, type) else type(obj)):
+                return self._attr_generic(obj, name, node)  # p._replace(x=1), P._fields
             raise forbidden(f"attribute '{name}' is not available: names starting with '_' are "
                             "internal", node)
         t = type(obj)
@@ -80,6 +90,8 @@ class AccessMixin(ScreeningMixin):
             return AccessMixin._attr_super
         if t is ScriptFunction or t is SafeIterator:
             return AccessMixin._attr_none
+        if t is ScriptGenerator:
+            return AccessMixin._attr_generator
         if issubclass(t, DENIED_TYPES) or issubclass(t, types.GeneratorType):
             return AccessMixin._attr_denied
         if issubclass(t, type):
@@ -156,6 +168,11 @@ class AccessMixin(ScreeningMixin):
         kind = "function" if type(obj) is ScriptFunction else "iterator"
         raise self._runtime(AttributeError(f"'{kind}' object has no attribute '{name}'"), node)
 
+    def _attr_generator(self, obj, name, node):
+        if name in ("send", "throw", "close"):
+            return getattr(obj, name)
+        raise self._runtime(AttributeError(f"'generator' object has no attribute '{name}'"), node)
+
     def _attr_denied(self, obj, name, node):
         raise forbidden(f"attributes of {type(obj).__name__} objects are not available", node)
 
@@ -224,7 +241,8 @@ class AccessMixin(ScreeningMixin):
 
     # -- items -------------------------------------------------------------------------------------
     def _setitem(self, obj, key, value, node):
-        if not (isinstance(obj, (list, dict, Tensor, np.ndarray)) or self._is_module(type(obj))):
+        if not (isinstance(obj, (list, dict, Tensor, np.ndarray)) or self._is_module(type(obj))
+                or type(obj) in self._script_classes):  # a script class's __setitem__
             raise forbidden(f"cannot assign items of {type(obj).__name__} objects", node)
         if type(key) is tuple and isinstance(obj, dict):
             check_expanded_size(key, self.limits)
@@ -252,7 +270,8 @@ class AccessMixin(ScreeningMixin):
         elif kind is ast.Subscript:
             obj = self._eval(target.value, act)
             key = self._eval(target.slice, act)
-            if not (isinstance(obj, (list, dict)) or self._is_module(type(obj))):
+            if not (isinstance(obj, (list, dict)) or self._is_module(type(obj))
+                    or type(obj) in self._script_classes):
                 raise forbidden(f"cannot delete items of {type(obj).__name__} objects", target)
             self._native(operator.delitem, (obj, key), None, target)
         elif kind is ast.Attribute:
@@ -372,10 +391,16 @@ class AccessMixin(ScreeningMixin):
         ta = type(a)
         tb = type(b)
         if ta is Tensor or tb is Tensor:
-            if ta is tb and a._data.size * b._data.size > self._max_elements:
-                self._precheck_shapes(op, a._data, b._data, node)
+            if ta is tb:
+                if a._data.size * b._data.size > self._max_elements:
+                    self._precheck_shapes(op, a._data, b._data, node)
+            elif ta not in _SCALARS and tb not in _SCALARS:
+                self._precheck_mixed(op, a, b, node)  # t + array, t * [[...]]
         elif ta is np.ndarray and tb is np.ndarray:
             self._precheck_shapes(op, a, b, node)
+        elif (ta is np.ndarray or tb is np.ndarray) and (
+                ta not in _SCALARS and tb not in _SCALARS):
+            self._precheck_mixed(op, a, b, node)  # array (10**5, 1) + [[...] * 10**5]
         elif ta in _RISKY or tb in _RISKY:
             try:
                 check_binop(op, a, b, self.limits)
@@ -391,6 +416,22 @@ class AccessMixin(ScreeningMixin):
         if t in PASS or (t is Tensor and result._data.size < self._small_tensor):
             return result  # _screen's own fast paths, without the call
         return self._screen(result, node)
+
+    def _precheck_mixed(self, op, a, b, node):
+        """``_precheck_shapes`` for a tensor or array with another kind of operand."""
+        arrays = []
+        for x in (a, b):
+            if isinstance(x, Tensor):
+                x = x._data
+            elif isinstance(x, (list, tuple)):
+                try:
+                    x = np.asarray(x, dtype=float)  # its shape (bounded by max_list)
+                except (TypeError, ValueError):
+                    return  # the engine or numpy reports it
+            if not isinstance(x, np.ndarray):
+                return
+            arrays.append(x)
+        self._precheck_shapes(op, arrays[0], arrays[1], node)
 
     def _precheck_shapes(self, op, a, b, node):
         """Refuse ``a op b`` (arrays) whose broadcast or matmul result would be too large."""
@@ -467,7 +508,15 @@ class AccessMixin(ScreeningMixin):
             if n > self._max_elements:
                 raise limit(f"layer too large: about {n} parameters (the limit is "
                             f"{self._max_elements} per tensor)", node)
+        if ft is types.BuiltinMethodType and func.__name__ in _GUARDED_METHODS:
+            try:  # xs.count(b), xs.sort(key=int), array.tolist(): measured first (specials.py)
+                kwargs = container_method(self, func, args, kwargs, node)
+            except ScriptError as e:
+                raise e.at(node)
         result = self._native(func, args, kwargs, node)
+        if type(result) is int and result.bit_length() > self.limits.max_int_bits:
+            raise limit(f"integer too large: {result.bit_length()} bits (the limit is "
+                        f"{self.limits.max_int_bits})", node)
         if building_module:
             for parameter in result.parameters():
                 self._check_tensor(parameter, node)
@@ -486,8 +535,14 @@ class AccessMixin(ScreeningMixin):
             if ta is range:
                 self._materialize_size(a, node)
             elif ta is list or ta is tuple:
-                if a and isinstance(a[0], (list, tuple, dict)):
-                    check_expanded_size(a, self.limits)
+                # [0, shared] compares, hashes or prints its nested items in C code too
+                for x in a:
+                    if isinstance(x, _NESTED):
+                        try:
+                            check_expanded_size(a, self.limits)
+                        except ScriptError as e:
+                            raise e.at(node)
+                        break
 
     def _materialize_size(self, r, node):
         try:

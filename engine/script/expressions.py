@@ -6,11 +6,13 @@ import ast
 import builtins
 
 from .errors import ScriptError, forbidden
+from .guards import CONTAINERS as _CONTAINERS  # also dict views and deques
 from .guards import check_expanded_size, check_format_spec, check_length
+from .measure import measured_text
+from .generators import ScriptGenerator
 from .objects import SafeIterator, ScriptFunction, Signature
 from .scopes import Activation
 
-_CONTAINERS = (list, tuple, dict, set, frozenset)
 _Attribute = ast.Attribute
 _Name = ast.Name
 _Constant = ast.Constant
@@ -270,16 +272,10 @@ class ExpressionsMixin:
     def _format(self, value, spec: str) -> str:
         """``format(value, spec)`` with the size checks (used by f-strings and str.format)."""
         check_format_spec(spec, self.limits)
-        check_expanded_size(value, self.limits)
-        text = format(value, spec)
-        check_length(len(text), self.limits.max_string, text)
-        return text
+        return measured_text(format, value, self.limits, spec)
 
     def _to_text(self, convert, value) -> str:
-        check_expanded_size(value, self.limits)
-        text = convert(value)
-        check_length(len(text), self.limits.max_string, text)
-        return text
+        return measured_text(convert, value, self.limits)  # the one measured path (measure.py)
 
     # -- comprehensions and lambdas ----------------------------------------------------------------
     def _comprehension_scope(self, node, act):
@@ -396,6 +392,30 @@ class ExpressionsMixin:
     def _ev_formattedvalue(self, node, act):
         return self._format_value(node, act)
 
+    # -- generators (generators.py runs the body; validate marks the defs that yield) --------------
+    def _ev_yield(self, node, act):
+        value = None if node.value is None else self._eval(node.value, act)
+        return act.generator._yield(value)
+
+    def _ev_yieldfrom(self, node, act):
+        gen = act.generator
+        source = self._eval(node.value, act)
+        if type(source) is not ScriptGenerator:
+            for item in self._iterate(source, node):
+                gen._yield(item)
+            return None
+        sent = None
+        while True:  # send() goes through to the inner generator; its return is the value
+            try:
+                value = source.send(sent)
+            except StopIteration as stop:
+                return stop.value
+            try:
+                sent = gen._yield(value)
+            except GeneratorExit:
+                source.close()
+                raise
+
 
 def _identity(x):
     return x
@@ -426,4 +446,6 @@ EXPRESSION_HANDLERS = {
     ast.GeneratorExp: ExpressionsMixin._ev_generatorexp,
     ast.Lambda: ExpressionsMixin._ev_lambda,
     ast.Starred: ExpressionsMixin._ev_starred,
+    ast.Yield: ExpressionsMixin._ev_yield,
+    ast.YieldFrom: ExpressionsMixin._ev_yieldfrom,
 }

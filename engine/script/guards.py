@@ -6,6 +6,7 @@ exponent bomb or ``'a' * 10**9`` costs nothing.
 
 from __future__ import annotations
 
+import collections
 import math
 import operator
 import re
@@ -50,6 +51,44 @@ def check_binop(op, a, b, limits: Limits) -> None:
             check_percent_format(a, b, limits)
 
 
+def check_int_text(text, base, limits: Limits) -> None:
+    """``int('f' * 50000, 16)``: the bits of the result, from the digits, before converting."""
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("latin-1")
+    if not isinstance(text, str) or isinstance(base, bool) or not isinstance(base, int):
+        return
+    digits = len(text)
+    if digits * 4 <= limits.max_int_bits:
+        return  # cheap either way (no base has more than ~5.2 bits a digit)
+    body = text.strip().lstrip("+-").replace("_", "")
+    if base == 0 and len(body) > 1 and body[0] == "0" and body[1] in "xXoObB":
+        base = {"x": 16, "o": 8, "b": 2}[body[1].lower()]
+        body = body[2:]
+    elif base == 0:
+        base = 10
+    base = min(max(base, 2), 36)
+    check_int_bits(math.ceil(len(body) * math.log2(base)), limits)
+
+
+def check_modular_pow(base, exp, mod, limits: Limits) -> None:
+    """``pow(b, e, m)`` costs about bits(e) * bits(m)**2: refuse operands past ``max_int_bits``
+    (they cannot be built by the script's arithmetic, only smuggled in)."""
+    for v in (base, exp, mod):
+        if isinstance(v, int):
+            check_int_bits(v.bit_length(), limits)
+    if isinstance(exp, int) and isinstance(mod, int):
+        cost = max(exp.bit_length(), 1) * mod.bit_length() ** 2
+        if cost > (limits.max_int_bits // 2) ** 3:  # 10_000 bits: about a third of a second
+            raise limit(f"pow() with a {exp.bit_length()}-bit exponent and a "
+                        f"{mod.bit_length()}-bit modulus would take too long")
+
+
+def check_round(number, ndigits, limits: Limits) -> None:
+    """``round(1, -10**9)`` computes ``10**(10**9)`` first."""
+    if isinstance(ndigits, int) and isinstance(number, int) and ndigits < 0:
+        check_int_bits(math.ceil(-ndigits * 3.33), limits)
+
+
 def check_length(n: int, cap: int, sample=None) -> None:
     if n > cap:
         what = "string" if isinstance(sample, (str, bytes, bytearray)) else "list"
@@ -62,11 +101,17 @@ def check_percent_format(fmt, args, limits: Limits) -> None:
     for digits in _DIGITS.findall(text):
         if len(digits) > 7 or int(digits) > limits.max_string:
             raise limit("format width or precision too large")
+    values = args if isinstance(args, tuple) else (args,)
     if "*" in text:
-        values = args if isinstance(args, tuple) else (args,)
         for v in values:
             if isinstance(v, int) and abs(v) > limits.max_string:
                 raise limit("format width or precision too large")
+    from .measure import check_printed_size  # '%s' % (a,) prints a: measured as print does
+
+    total = len(text)
+    for v in (values.values() if isinstance(args, dict) else values):
+        total += check_printed_size(v, limits)  # '%s' * 50000 % ((s,) * 50000) adds up
+        check_length(total, limits.max_string, "")
 
 
 def check_format_spec(spec: str, limits: Limits) -> None:
@@ -100,12 +145,10 @@ def safe_format(template: str, args, kwargs, limits: Limits, formatter) -> str:
         value = args[key] if isinstance(key, int) else kwargs[key]
         if spec and "{" in spec:
             spec = safe_format(spec, args[auto:], kwargs, limits, formatter)
-        if conversion == "r":
-            value = repr(value)
-        elif conversion == "s":
-            value = str(value)
-        elif conversion == "a":
-            value = ascii(value)
+        if conversion in ("r", "s", "a"):
+            from .measure import measured_text  # '{!r}'.format(a): measured as print is
+
+            value = measured_text({"r": repr, "s": str, "a": ascii}[conversion], value, limits)
         piece = formatter(value, spec or "")
         total += len(piece)
         check_length(total, limits.max_string, "")
@@ -179,7 +222,10 @@ def arange_length(args, kwargs) -> int | None:
 
 # -- nested containers -----------------------------------------------------------------------------
 
-_CONTAINERS = (list, tuple, set, frozenset, dict)
+# also dict views ({}.items() == ...) and deques: compared, hashed and printed item by item
+CONTAINERS = (list, tuple, set, frozenset, dict, type({}.keys()), type({}.values()),
+              type({}.items()), collections.deque)
+_CONTAINERS = CONTAINERS
 
 
 def check_expanded_size(obj, limits: Limits) -> None:

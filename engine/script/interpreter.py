@@ -16,6 +16,7 @@ pauses without a switch per node.
 
 from __future__ import annotations
 
+import ast
 import sys
 import weakref
 
@@ -27,13 +28,18 @@ from .access import AccessMixin
 from .errors import ScriptError, forbidden, limit
 from .expressions import EXPRESSION_HANDLERS, ExpressionsMixin
 from .limits import Limits
+from .measure import exception_text
 from .memory import MemoryMeter
 from .numpy_subset import numpy_module
+from .generators import GeneratorGreenlet, ScriptGenerator
+from .guards import check_expanded_size
 from .objects import Builtin
 from .pause import Frame, Pause
 from .scopes import Activation
 from .screening import SEQUENCE_MEMORY_LOOK
-from .specials import function_specials, method_specials, text_methods
+from .specials import (
+    function_specials, method_specials, script_builtins, script_dir, text_methods,
+)
 from .statements import RETURN, STATEMENT_HANDLERS, StatementsMixin
 from .validate import parse
 
@@ -97,6 +103,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         # shorter str, list and tuple values need no look in _screen (no size limit or memory look)
         self._small_sequence = min(SEQUENCE_MEMORY_LOOK, self.limits.max_string + 1)
         self._specials = function_specials()
+        self._script_builtins = script_builtins(self)  # pow, sorted...: checked wherever called
         self._method_specials = method_specials()
         self._text_methods = text_methods(self)
         self._attr_rules: dict = {}
@@ -114,6 +121,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self._stepping = False
         self._stop_requested = False
         self._backward_by_driver = False
+        self._builtins = None
         self._reset()
 
     # -- public API --------------------------------------------------------------------------------
@@ -126,6 +134,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         """Run the script as a generator of ``Pause``; its return value is the namespace."""
         child = greenlet.greenlet(self._main)
         self._child = child
+        self._resume_in = child  # the greenlet that paused last (the script's or a generator's)
         self._driver = child.parent
         self._stepping = True
         try:
@@ -137,14 +146,18 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
                         value = yield from self._backward_steps(value, child)
                         continue
                     yield value
-                    value = switch()
+                    value = self._resume_in.switch()
             except greenlet.error as e:
                 raise ScriptError("runtime", f"the script cannot be resumed here: {e}") from e
             return value
         finally:
             if not child.dead:
                 try:
-                    child.throw(greenlet.GreenletExit)
+                    paused = self._resume_in
+                    if paused is not child and not paused.dead:
+                        paused.throw(greenlet.GreenletExit)  # a generator: unwinds into child
+                    if not child.dead:
+                        child.throw(greenlet.GreenletExit)
                 except greenlet.error:
                     pass  # abandoned from another thread: its frames die with the greenlet
             self._child = None
@@ -173,6 +186,38 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         finally:
             steps.close()  # restores grad mode if we leave in the middle
         return child.switch()
+
+    def evaluate_condition(self, condition, names) -> bool:
+        """A breakpoint condition (text or ``ast.Expression``), evaluated by this interpreter
+        against a paused frame's ``names`` with the run's limits and screening: a condition that
+        builds a 4 GB string, raises a huge power or nests too deeply ends in ``ScriptError``
+        (kind ``limit``, ``forbidden``, ``syntax`` or ``runtime``) as the script would. Runs under
+        ``no_grad``; a script function it calls runs without pausing. Call it while the run is
+        paused (from the thread driving ``steps()``) or before or after a run."""
+        from ..autograd.grad_mode import no_grad
+
+        text = condition if isinstance(condition, str) else ast.unparse(condition)
+        tree = parse(text.strip(), "<condition>", self.limits)  # syntax, forbidden, nesting
+        if len(tree.body) != 1 or tree.body[0].__class__ is not ast.Expr:
+            raise ScriptError("syntax", "a condition is one expression")
+        expr = tree.body[0].value
+        if getattr(self, "_builtins", None) is None:  # not run yet
+            from ..creation import initial_seed
+
+            self._numpy = numpy_module(self.limits, initial_seed(), self._memory)
+            self._builtins = self._make_builtins()
+        act = Activation("<condition>", dict(names))
+        stepping = self.__dict__.pop("_exec_body", None)  # no pause inside a condition
+        try:
+            with no_grad():
+                return self._truth(self._eval(expr, act), expr)
+        except ScriptError as e:
+            raise e.at(expr)
+        except Exception as e:  # RecursionError, MemoryError -> limit; the rest -> runtime
+            raise self._runtime(e, expr) from e
+        finally:
+            if stepping is not None:
+                self._exec_body = stepping
 
     def stop(self) -> None:
         """Ask the running script to stop (thread-safe): the next statement or backward step
@@ -212,7 +257,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             from ..creation import initial_seed
 
             self.globals = {}
-            self._numpy = numpy_module(self.limits, initial_seed())
+            self._numpy = numpy_module(self.limits, initial_seed(), self._memory)
+            self._stdlib = {}  # the standard modules' proxies of this run (stdlib/)
+            self._run_seed = initial_seed()  # random's seed, read as the run starts
             self._builtins = self._make_builtins()
             module = Activation("<module>", self.globals)
             self._push(module)
@@ -266,6 +313,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         loc = fn._signature.bind(fn._name, args, kwargs)
         act = Activation(fn._name, loc, fn._closure, function=fn,
                          self_arg=args[0] if args else None)
+        if fn._generator:  # its body runs when the generator is resumed (generators.py)
+            return ScriptGenerator(self, fn, act)
         self._push(act)
         self._depth += 1
         try:
@@ -277,6 +326,13 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         finally:
             self._stack.pop()
             self._depth -= 1
+
+    def _can_pause(self, current) -> bool:
+        """Code running in greenlet ``current`` may switch to the stepping driver: the script's
+        own greenlet, or a generator's resumed from one that may."""
+        child = self._child
+        return child is not None and (current is child or (
+            current.__class__ is GeneratorGreenlet and current.gs_pausing))
 
     # -- hooks -------------------------------------------------------------------------------------
     def _statement_hook(self, stmt, act) -> None:
@@ -313,7 +369,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         act = self._stack[-1]
         stmt = act.stmt
         child = self._child
-        pausing = child is not None and _getcurrent() is child and stmt is not None
+        pausing = stmt is not None and self._can_pause(_getcurrent())
         try:
             try:
                 if pausing and self._backward_by_driver:
@@ -325,6 +381,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
                     if self._stop_requested:
                         raise ScriptError("stopped", "the script was stopped").at(node)
                     if pausing:
+                        self._resume_in = _getcurrent()
                         self._driver.switch(Pause("backward_step", stmt, act, self.globals,
                                                   self._loop_state, step))
                         if self._stop_requested:
@@ -350,7 +407,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         elif isinstance(e, MemoryError):
             err = ScriptError("limit", "the script ran out of memory")
         else:
-            err = ScriptError("runtime", f"{type(e).__name__}: {e}")
+            err = ScriptError("runtime", f"{type(e).__name__}: {exception_text(e, self.limits)}")
         err.at(node)
         err.__cause__ = e
         return err
@@ -366,10 +423,17 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             "iter": iter, "next": next, "repr": repr, "staticmethod": staticmethod,
             "classmethod": classmethod, "property": property, "super": self._super_builtin,
             "print": Builtin("print", self._print), "type": Builtin("type", _type_of),
+            "dir": Builtin("dir", lambda *a: script_dir(self, *a)), "id": Builtin("id", id),
+            "hash": Builtin("hash", self._hash), "callable": callable,
             "__name__": "__main__",
         }
         names.update((e.__name__, e) for e in _EXCEPTIONS)
+        names.update(self._script_builtins)
         return names
+
+    def _hash(self, value):
+        check_expanded_size(value, self.limits)  # a tuple of shared lists hashes them all
+        return hash(value)
 
     def _print(self, *args, sep=" ", end="\n", file=None, flush=False):
         if file is not None:
@@ -380,7 +444,16 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             end = "\n"
         if not isinstance(sep, str) or not isinstance(end, str):
             raise TypeError("sep and end must be None or a string")
-        text = sep.join(self._to_text(str, a) for a in args) + end
+        pieces = []
+        total = self._output_chars + len(end)
+        for a in args:  # print(*[s] * 10**5): counted before it is joined
+            piece = self._to_text(str, a)
+            total += len(piece) + len(sep)
+            if total > self.limits.max_output:
+                raise limit(f"too much printed output: more than {self.limits.max_output} "
+                            "characters")
+            pieces.append(piece)
+        text = sep.join(pieces) + end
         self._output_chars += len(text)
         if self._output_chars > self.limits.max_output:
             raise limit(f"too much printed output: more than {self.limits.max_output} characters")

@@ -16,17 +16,21 @@ class Limits:
     max_tensor_elements : int
         Elements of any one tensor or numpy array; creation sizes are checked before allocating.
     max_total_bytes : int
-        Bytes of tensor memory the script holds at once (tensors of 16384 elements and more are
-        counted); the process's resident memory may not grow by more than this plus 128 MiB
-        during the run either (checked on Linux), which covers lists, classes and the rest.
+        Bytes of tensor and numpy array memory the script holds at once (those of 16384 elements
+        and more are counted, each memory block once); the process's resident memory may not
+        grow by more than this plus 128 MiB during the run either (checked on Linux), which
+        covers lists, classes and the rest.
     max_recursion : int
         Depth of nested calls of the script's own functions.
     max_string : int
-        Characters of a string (also bounds the source length and format widths).
+        Characters of a string (also bounds the source length, format widths and what ``str()``,
+        ``repr()``, f-strings and ``%`` would write, measured before they write it).
     max_list : int
-        Elements of a list, tuple, dict or set (also of anything printed or compared).
+        Elements of a list, tuple, dict or set (also of anything printed, compared, hashed or
+        built by ``tolist()``; shared sub-structures count as often as they occur).
     max_int_bits : int
-        Bits of an integer, checked before ``**``, ``*`` and ``<<`` compute it.
+        Bits of an integer, checked before ``**``, ``*``, ``<<``, ``pow()``, ``round()`` and
+        ``int(text, base)`` compute it (and on the int results of every other call).
     max_output : int
         Characters ``print`` may write in total.
     """

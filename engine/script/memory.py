@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import weakref
 
+import numpy as np
+
 from .errors import limit
 
 
@@ -39,28 +41,52 @@ class MemoryMeter:
                         f"MiB more than when it started (the limit is {self.max_bytes >> 20} MiB)",
                         node)
 
+    def check_room(self, nbytes: int, node=None) -> None:
+        """Refuse an allocation of ``nbytes`` that would take the counted memory past the budget
+        (called before allocating, with the size computed from a shape)."""
+        if self.total + nbytes > self.max_bytes:
+            raise limit(
+                f"too much tensor and array memory: {(self.total + nbytes) >> 20} MiB (the "
+                f"limit is {self.max_bytes >> 20} MiB)", node)
+
     def track(self, tensor, node=None) -> None:
-        array = tensor._data
-        owner = array if array.base is None else array.base
+        self._count(tensor, tensor._data, node)
+
+    def track_array(self, array, node=None) -> None:
+        """A numpy array the script received (``np.ones``, ``np.outer``, ``a + b``...): counted
+        with the tensors, once per memory block (``t.numpy()`` shares its tensor's)."""
+        owner = _owner(array)
+        self._count(owner if isinstance(owner, np.ndarray) else array, array, node)
+
+    def _count(self, holder, array, node) -> None:
+        owner = _owner(array)
         key = id(owner)
         if key in self._live:
             return
         nbytes = getattr(owner, "nbytes", array.nbytes)
         if self.total + nbytes > self.max_bytes:
             raise limit(
-                f"too much tensor memory: {(self.total + nbytes) >> 20} MiB (the limit is "
-                f"{self.max_bytes >> 20} MiB)", node)
+                f"too much tensor and array memory: {(self.total + nbytes) >> 20} MiB (the "
+                f"limit is {self.max_bytes >> 20} MiB)", node)
         self.total += nbytes
 
         def release(_ref, key=key, nbytes=nbytes, live=self._live, meter=self):
             if live.pop(key, None) is not None:
                 meter.total -= nbytes
 
-        self._live[key] = weakref.ref(tensor, release)
+        self._live[key] = weakref.ref(holder, release)
 
     def reset(self) -> None:
         self._live.clear()
         self.total = 0
+
+
+def _owner(array):
+    """The array that owns ``array``'s memory (itself, or the base of a chain of views)."""
+    base = array.base
+    while isinstance(base, np.ndarray) and base.base is not None:
+        base = base.base
+    return array if base is None else base
 
 
 PROCESS_SLACK = 128 << 20

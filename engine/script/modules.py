@@ -26,13 +26,61 @@ ENGINE_MODULES = {
     "torch.optim.lr_scheduler": "engine.optim.lr_scheduler",
     "torch.autograd": "engine.autograd",
     "torch.cuda": "engine._cuda",
+    "torch.utils": "engine.utils",
+    "torch.utils.data": "engine.utils.data",
+    "torch.accelerator": "engine.accelerator",
+    "torch.backends": "engine.backends",
+    "torch.backends.mps": "engine.backends.mps",
+    "torch.backends.cudnn": "engine.backends.cudnn",
 }
 _SCRIPT_NAME = {real: name for name, real in ENGINE_MODULES.items()}
 
 # Real modules whose C functions (builtins bound to their module: ``len``, ``np.zeros``) a script may
 # hold once the allow-lists hand them out; Python's builtins less safety's denied ones. A stdlib
 # module added to the allow-list adds its name here.
-NATIVE_FUNCTION_MODULES = ("builtins", "numpy")
+NATIVE_FUNCTION_MODULES = ("builtins", "numpy", "math")
+
+# The standard modules a script may import (engine/script/stdlib/ builds what each one gives).
+STDLIB_MODULES = ("math", "random", "collections", "itertools", "functools", "operator", "copy",
+                  "string", "typing", "dataclasses", "enum", "__future__", "time", "timeit",
+                  "statistics")
+
+# Why the modules a tutorial might import stay refused: {module: reason}; the message reads
+# "scripts cannot import os: <reason>".
+_NO_FILES = ("gradstep runs scripts without files, processes or the network; build the data in the "
+             "script (tensors, lists, a torch.utils.data.Dataset) instead")
+_INTERNALS = ("it reaches the interpreter's internals (frames, modules, objects' memory), which "
+              "scripts never touch")
+REFUSED_IMPORTS = {
+    **dict.fromkeys((
+        "os", "io", "pathlib", "shutil", "glob", "tempfile", "fileinput", "pickle", "shelve",
+        "marshal", "dbm", "sqlite3", "csv", "json", "zipfile", "tarfile", "gzip", "bz2", "lzma",
+        "subprocess", "multiprocessing", "concurrent", "threading", "_thread", "asyncio",
+        "signal", "socket", "ssl", "select", "selectors", "urllib", "http", "ftplib", "smtplib",
+        "requests", "webbrowser", "logging", "pty", "tty", "termios", "fcntl", "resource",
+        "mmap", "platform", "getpass", "torchvision", "torchaudio", "torchtext", "matplotlib",
+        "pandas", "PIL", "tqdm", "sklearn", "scipy"), _NO_FILES),
+    **dict.fromkeys((
+        "sys", "builtins", "inspect", "gc", "types", "importlib", "ctypes", "weakref", "code",
+        "codeop", "dis", "ast", "traceback", "runpy", "pdb", "bdb", "site", "sysconfig",
+        "linecache", "tokenize", "atexit", "faulthandler", "tracemalloc", "greenlet", "abc",
+        "contextlib", "copyreg", "reprlib", "pkgutil", "unittest", "doctest", "engine", "app",
+        "_random", "_collections", "_functools", "_operator", "posix", "nt"), _INTERNALS),
+}
+
+
+def import_refusal(name: str) -> str:
+    """Why ``import name`` is refused, in words that say what to do."""
+    top = name.split(".")[0]
+    reason = REFUSED_IMPORTS.get(top)
+    if reason is not None:
+        return f"scripts cannot import {name}: {reason}"
+    if top in ("torch", "numpy"):
+        return (f"import of '{name}' is not available: gradstep's torch has nn, nn.functional, "
+                "nn.init, nn.utils, optim, autograd, utils.data and cuda; numpy a subset")
+    return (f"import of '{name}' is not available: scripts can import torch (and its nn, optim, "
+            "autograd, utils.data and nn.functional), numpy and the standard modules "
+            + ", ".join(m for m in STDLIB_MODULES if m != "__future__"))
 
 
 def is_native_function_module(module) -> bool:
@@ -46,13 +94,15 @@ _PLAIN = (int, float, complex, str, bool, type(None))
 class ModuleProxy:
     """A module as a script sees it: attribute reads only, of an allow-listed set of names."""
 
-    __slots__ = ("_name", "_module", "_exports", "_cache")
+    __slots__ = ("_name", "_module", "_exports", "_cache", "_missing")
 
-    def __init__(self, name: str, module=None, exports: dict | None = None) -> None:
+    def __init__(self, name: str, module=None, exports: dict | None = None,
+                 missing: str | None = None) -> None:
         self._name = name
         self._module = module
         self._exports = exports
         self._cache: dict = {}
+        self._missing = missing  # what a refusal of a name not in ``exports`` adds
 
     def _lookup(self, attr: str, node=None):
         try:
@@ -67,8 +117,9 @@ class ModuleProxy:
         if self._exports is not None:
             if attr in self._exports:
                 return self._exports[attr]
-            raise forbidden(f"{self._name}.{attr} is not available in gradstep scripts (only a "
-                            "subset of numpy is)", node)
+            note = self._missing or f"only a subset of {self._name} is"
+            raise forbidden(f"{self._name}.{attr} is not available in gradstep scripts ({note})",
+                            node)
         submodule = f"{self._name}.{attr}"
         if submodule in ENGINE_MODULES:
             return proxy_for(submodule, node)
@@ -90,6 +141,28 @@ class ModuleProxy:
 
     def __repr__(self) -> str:
         return f"<module '{self._name}'>"
+
+    def __copy__(self):
+        raise TypeError("cannot pickle 'module' object")
+
+    def __deepcopy__(self, memo):
+        raise TypeError("cannot pickle 'module' object")
+
+    def __dir__(self):
+        if self._exports is not None:
+            return sorted(self._exports)
+        names = set()
+        for attr in dir(self._module):
+            if attr.startswith("_") or attr in DENIED_MODULE_NAMES:
+                continue
+            try:
+                self._lookup(attr)
+            except ScriptError:
+                continue
+            names.add(attr)
+        names.update(n.rsplit(".", 1)[1] for n in ENGINE_MODULES
+                     if n.rsplit(".", 1)[0] == self._name)
+        return sorted(names)
 
 
 def _defined_by_engine(value) -> bool:

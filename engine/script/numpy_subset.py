@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tensor import Tensor
+from .errors import forbidden, limit
 from .guards import arange_length, check_elements, product
 from .limits import Limits
 from .modules import ModuleProxy
@@ -31,13 +33,141 @@ _PASS_THROUGH = (
 )
 
 
-def _sized(fn, limits: Limits, size_of):
+def _sized(fn, limits: Limits, size_of, room=None):
+    """``fn`` with its result's size (``size_of(args, kwargs)``, elements) and its ``dtype=``
+    checked before it runs; a plain function, so ``np.add.outer`` and the like are not reachable.
+    The result is screened too (dtype, size, memory: ``ScreeningMixin._screen_array``)."""
     def checked(*args, **kwargs):
-        check_elements(size_of(args, kwargs), limits)
+        if "dtype" in kwargs:
+            check_dtype(kwargs["dtype"])
+        n = size_of(args, kwargs)
+        check_elements(n, limits)
+        if room is not None and n is not None and n >= 16384:
+            room(n * _itemsize(kwargs.get("dtype")))  # max_total_bytes, before allocating
         return fn(*args, **kwargs)
 
     checked.__name__ = getattr(fn, "__name__", "function")
     return checked
+
+
+def _itemsize(dtype) -> int:
+    try:
+        return np.dtype(dtype).itemsize if dtype is not None else 8
+    except (TypeError, ValueError):
+        return 1
+
+
+def check_dtype(dtype) -> None:
+    """``dtype=object``, ``'O'``, ``str``: arrays of Python objects run Python code (and big-int
+    arithmetic) inside numpy's C loops, out of the interpreter's reach."""
+    if dtype is None:
+        return
+    try:
+        kind = np.dtype(dtype).kind
+    except (TypeError, ValueError):
+        return  # numpy reports it
+    if kind in "OUSV":
+        raise forbidden(f"numpy arrays of dtype {dtype!r} are not available in gradstep scripts "
+                        "(only numbers and booleans)")
+
+
+def _numel(x):
+    """Elements of an array or tensor (None for anything else)."""
+    if isinstance(x, Tensor):
+        return x._data.size
+    n = getattr(x, "size", None) if isinstance(x, (np.ndarray, np.generic)) else None
+    return n if isinstance(n, int) else None
+
+
+def _shape_of(x):
+    shape = getattr(x, "shape", None)
+    if isinstance(shape, tuple):
+        return shape
+    return None
+
+
+def _broadcast(args, kwargs):
+    """Elements of the broadcast of the array arguments (elementwise functions and ufuncs)."""
+    shapes = [s for s in map(_shape_of, (*args, *kwargs.values())) if s is not None]
+    if len(shapes) < 2:
+        return None
+    try:
+        return product(np.broadcast_shapes(*shapes))
+    except ValueError:
+        return None  # numpy reports the mismatch
+
+
+def _outer_size(args, kwargs):
+    sizes = [_numel(a) for a in args[:2]]
+    if all(isinstance(n, int) for n in sizes) and len(sizes) == 2:
+        return sizes[0] * sizes[1]
+    return None
+
+
+def _dot_size(args, kwargs):
+    if len(args) < 2:
+        return None
+    sa, sb = _shape_of(args[0]), _shape_of(args[1])
+    if sa is None or sb is None or not sa or not sb:
+        return _broadcast(args, kwargs)
+    if len(sb) == 1:
+        return product(sa[:-1])
+    return product(sa[:-1]) * product(sb[:-2]) * sb[-1]
+
+
+def _joined_size(args, kwargs):
+    """``concatenate([a] * 1000)``: the sum of the parts."""
+    parts = args[0] if args else kwargs.get("arrays")
+    if not isinstance(parts, (list, tuple)):
+        return None
+    total = 0
+    for p in parts:
+        n = _numel(p)
+        if n is not None:
+            total += n
+        elif isinstance(p, (list, tuple)):
+            total += _nested_size(p)
+    return total
+
+
+def _nested_size(obj, depth=0) -> int:
+    """Elements of ``np.array(obj)`` for nested lists holding arrays (``[a] * 1000``); shared
+    items counted as often as they occur, with a memo so it stays linear."""
+    memo = {}
+
+    def walk(o, d):
+        n = _numel(o)
+        if n is not None:
+            return n
+        if not isinstance(o, (list, tuple)):
+            return 1
+        known = memo.get(id(o))
+        if known is not None:
+            return known
+        if d > 64:
+            raise limit("data nested too deeply for an array")
+        total = sum(walk(x, d + 1) for x in o)
+        memo[id(o)] = total
+        return total
+
+    return walk(obj, depth)
+
+
+def _data_size(args, kwargs):
+    data = args[0] if args else kwargs.get("object")
+    if len(args) > 1:
+        check_dtype(args[1])
+    return _nested_size(data) if isinstance(data, (list, tuple)) else None
+
+
+def _first_dtype(position):
+    """``zeros_like(a, dtype)``: the dtype checked; as many elements as ``a``."""
+    def size_of(args, kwargs):
+        if len(args) > position:
+            check_dtype(args[position])
+        return _numel(args[0]) if args else None
+
+    return size_of
 
 
 def _shape_first(args, kwargs):
@@ -72,36 +202,54 @@ def _eye_len(args, kwargs):
     return product((n, m))
 
 
-def numpy_module(limits: Limits, seed: int) -> ModuleProxy:
-    """A fresh ``np`` for one script run; its random numbers come from its own seeded state."""
+_SIZES = {
+    "array": _data_size, "asarray": _data_size, "dot": _dot_size, "matmul": _dot_size,
+    "concatenate": _joined_size, "stack": _joined_size, "zeros_like": _first_dtype(1),
+    "ones_like": _first_dtype(1), "empty_like": _first_dtype(1), "full_like": _first_dtype(2),
+}
+
+
+def numpy_module(limits: Limits, seed: int, memory=None) -> ModuleProxy:
+    """A fresh ``np`` for one script run; its random numbers come from its own seeded state.
+    ``memory`` (the run's ``MemoryMeter``) refuses a result past ``max_total_bytes`` before numpy
+    allocates it."""
+    room = memory.check_room if memory is not None else None
+
+    def sized(fn, size_of):
+        return _sized(fn, limits, size_of, room)
+
     exports = {name: getattr(np, name) for name in _PASS_THROUGH if hasattr(np, name)}
+    for name, value in list(exports.items()):
+        if callable(value) and not isinstance(value, type):  # dtypes stay classes
+            exports[name] = sized(value, _SIZES.get(name, _broadcast))
+    exports["outer"] = sized(np.outer, _outer_size)
     exports["float"] = np.float64  # old aliases tutorials still use
     exports["int"] = np.int64
-    exports["zeros"] = _sized(np.zeros, limits, _shape_first)
-    exports["ones"] = _sized(np.ones, limits, _shape_first)
-    exports["empty"] = _sized(np.zeros, limits, _shape_first)  # no uninitialised memory
-    exports["full"] = _sized(np.full, limits, _shape_first)
-    exports["arange"] = _sized(np.arange, limits, arange_length)
-    exports["linspace"] = _sized(np.linspace, limits, _linspace_len)
-    exports["eye"] = _sized(np.eye, limits, _eye_len)
-    exports["random"] = _random_module(limits, seed)
+    exports["zeros"] = sized(np.zeros, _shape_first)
+    exports["ones"] = sized(np.ones, _shape_first)
+    exports["empty"] = sized(np.zeros, _shape_first)  # no uninitialised memory
+    exports["full"] = sized(np.full, _shape_first)
+    exports["arange"] = sized(np.arange, arange_length)
+    exports["linspace"] = sized(np.linspace, _linspace_len)
+    exports["eye"] = sized(np.eye, _eye_len)
+    exports["random"] = _random_module(sized, seed)
     return ModuleProxy("numpy", exports=exports)
 
 
-def _random_module(limits: Limits, seed: int) -> ModuleProxy:
+def _random_module(sized, seed: int) -> ModuleProxy:
     state = np.random.RandomState(seed % (2**32))
     exports = {
         "seed": lambda seed=None: state.seed(seed),
-        "rand": _sized(state.rand, limits, _dims),
-        "randn": _sized(state.randn, limits, _dims),
-        "random": _sized(state.random_sample, limits, lambda a, k: _size_kw(a, k, 0)),
-        "random_sample": _sized(state.random_sample, limits, lambda a, k: _size_kw(a, k, 0)),
-        "randint": _sized(state.randint, limits, lambda a, k: _size_kw(a, k, 2)),
-        "normal": _sized(state.normal, limits, lambda a, k: _size_kw(a, k, 2)),
-        "uniform": _sized(state.uniform, limits, lambda a, k: _size_kw(a, k, 2)),
-        "choice": _sized(state.choice, limits, lambda a, k: _size_kw(a, k, 1)),
-        "permutation": _sized(state.permutation, limits,
-                              lambda a, k: a[0] if a and isinstance(a[0], int) else None),
+        "rand": sized(state.rand, _dims),
+        "randn": sized(state.randn, _dims),
+        "random": sized(state.random_sample, lambda a, k: _size_kw(a, k, 0)),
+        "random_sample": sized(state.random_sample, lambda a, k: _size_kw(a, k, 0)),
+        "randint": sized(state.randint, lambda a, k: _size_kw(a, k, 2)),
+        "normal": sized(state.normal, lambda a, k: _size_kw(a, k, 2)),
+        "uniform": sized(state.uniform, lambda a, k: _size_kw(a, k, 2)),
+        "choice": sized(state.choice, lambda a, k: _size_kw(a, k, 1)),
+        "permutation": sized(state.permutation,
+                             lambda a, k: a[0] if a and isinstance(a[0], int) else None),
         "shuffle": state.shuffle,
     }
     return ModuleProxy("numpy.random", exports=exports)

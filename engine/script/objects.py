@@ -94,7 +94,7 @@ class ScriptFunction:
     ``Module.__call__`` calls ``forward``) runs its body in the interpreter."""
 
     __slots__ = ("_interp", "_name", "_signature", "_body", "_expr", "_closure", "_owner",
-                 "_node", "__weakref__")
+                 "_node", "_generator", "__weakref__")
 
     def __init__(self, interp, name, signature, body, expr, closure, node) -> None:
         self._interp = interp
@@ -105,6 +105,7 @@ class ScriptFunction:
         self._closure = closure  # enclosing function scopes, innermost first
         self._owner = None  # the class whose body defined it (for super())
         self._node = node
+        self._generator = getattr(node, "gs_generator", False)  # a def whose body yields
 
     def __call__(self, *args, **kwargs):
         # Called by engine or Python code (Module.__call__, sorted(key=...), the sequence
@@ -129,8 +130,19 @@ class ScriptFunction:
     def __get__(self, obj, cls=None):
         return self if obj is None else MethodType(self, obj)
 
+    @property
+    def __name__(self) -> str:
+        return self._name
+
     def __repr__(self) -> str:
         return f"<function {self._name}>"
+
+    # functions are atomic for copy and deepcopy, as Python's (never a copy of the interpreter)
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
 
 
 class SuperProxy:
@@ -144,6 +156,12 @@ class SuperProxy:
 
     def __repr__(self) -> str:
         return f"<super: {self._owner.__name__}>"
+
+    def __copy__(self):
+        raise TypeError("cannot pickle 'super' object")
+
+    def __deepcopy__(self, memo):
+        raise TypeError("cannot pickle 'super' object")
 
 
 class SafeIterator:
@@ -167,6 +185,12 @@ class SafeIterator:
     def __repr__(self) -> str:
         return "<iterator>"
 
+    def __copy__(self):
+        raise TypeError("cannot pickle 'iterator' object")
+
+    def __deepcopy__(self, memo):
+        raise TypeError("cannot pickle 'iterator' object")
+
 
 class Builtin:
     """Marks builtins the interpreter implements itself (``super``, ``print``...)."""
@@ -182,3 +206,9 @@ class Builtin:
 
     def __repr__(self) -> str:
         return f"<built-in function {self._name}>"
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self

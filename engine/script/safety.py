@@ -17,16 +17,41 @@ import numpy as np
 
 from .errors import forbidden
 
-# Dunder methods a script class may define. The interpreter (or engine code the script calls) is the
-# only caller of these; hooks the engine would call on its own (``__del__``, ``__getattribute__``,
-# ``__eq__``, ``__hash__``, ``__repr__`` shown by the debugger...) stay forbidden.
-CLASS_DUNDERS = frozenset({"__init__", "__call__", "__len__", "__getitem__"})
+# Dunder methods a script class may define: the data model a Dataset, a Module or a small helper
+# class needs. Whoever calls them (the interpreter, engine code such as DataLoader, Python's own
+# len()/iter()/repr()/sorted()) runs them in the interpreter, with its limits and stepping (a
+# ScriptFunction runs its body there, also when called from C code). Hooks that would run script
+# code where nothing expects it stay forbidden: __del__ (at collection), __getattribute__ and
+# __getattr__ (every attribute read of the interpreter), __init_subclass__, __set_name__,
+# __class_getitem__, __reduce__ and friends (copy and pickle internals), and __index__ (C code
+# sizes buffers with it: [0] * obj).
+_ARITHMETIC = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or",
+               "xor", "lshift", "rshift", "divmod")
+CLASS_DUNDERS = frozenset({
+    "__init__", "__call__", "__len__", "__getitem__", "__setitem__", "__delitem__", "__iter__",
+    "__next__", "__reversed__", "__contains__", "__repr__", "__str__", "__format__", "__eq__",
+    "__ne__", "__hash__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__", "__enter__",
+    "__exit__", "__neg__", "__pos__", "__abs__", "__invert__", "__int__", "__float__",
+    "__round__", "__post_init__",
+    *(f"__{op}__" for op in _ARITHMETIC), *(f"__r{op}__" for op in _ARITHMETIC),
+    *(f"__i{op}__" for op in _ARITHMETIC if op != "divmod"),
+})
 
 # Reading these names is allowed although they start with an underscore.
 READABLE_DUNDER_NAMES = frozenset({"__name__"})
 
 # Reading these attributes is allowed although they start with an underscore (a string).
 READABLE_DUNDER_ATTRS = frozenset({"__name__"})
+
+# The public API of a namedtuple (of the script's collections.namedtuple classes only), although
+# it starts with an underscore.
+NAMEDTUPLE_ATTRS = frozenset({"_fields", "_field_defaults", "_asdict", "_replace", "_make"})
+
+
+def is_namedtuple_class(t) -> bool:
+    """A class made by the script's ``collections.namedtuple`` (or ``typing.NamedTuple``)."""
+    return (isinstance(t, type) and issubclass(t, tuple) and t.__module__ == "__main__"
+            and "_fields" in t.__dict__)
 
 # Values whose attributes lead to interpreter internals: never handed to a script.
 DENIED_TYPES = (
@@ -118,6 +143,9 @@ def is_internal_type(t: type) -> bool:
 SCRIPT_FACING = {
     "engine.script.objects": ("ScriptFunction", "SuperProxy", "SafeIterator", "Builtin"),
     "engine.script.modules": ("ModuleProxy",),
+    "engine.script.generators": ("ScriptGenerator",),
+    "engine.script.stdlib.random_": ("ScriptRandom",),
+    "engine.script.stdlib.functools_": ("Partial", "LruCache"),
 }
 
 

@@ -11,7 +11,7 @@ class Activation:
     """
 
     __slots__ = ("name", "locals", "enclosing", "stmt", "declared", "function",
-                 "self_arg", "retval", "is_class", "depth", "frames")
+                 "self_arg", "retval", "is_class", "depth", "frames", "generator")
 
     def __init__(self, name, locals, enclosing=(), function=None, self_arg=None, declared=None,
                  is_class=False) -> None:
@@ -28,3 +28,4 @@ class Activation:
         # entries of the frames below it (which do not change while this one runs)
         self.depth = 0
         self.frames = ()
+        self.generator = None  # the ScriptGenerator whose body this frame runs

@@ -10,8 +10,9 @@ The verdict depends on the value's class (a rule per class, cached) and, for a f
 value (sizes, a bound method's ``__self__``). It returns the value, or what stands in for it (the
 proxy of an engine module, an attribute-less wrapper of a generator), or raises ``ScriptError``:
 ``forbidden`` for modules, frames, code, interpreter and numpy internals, module namespaces,
-Python's dangerous builtins and bound methods of refused objects; ``limit`` for too large tensors,
-arrays and strings. ``_screen`` itself only adds exact-type fast paths in front of the rules, which
+Python's dangerous builtins, bound methods of refused objects and numpy arrays of Python objects or
+strings; ``limit`` for too large tensors, arrays and strings (large arrays also count in the
+memory budget, as tensors do). ``_screen`` itself only adds exact-type fast paths in front of the rules, which
 return what the rule would (``tests/engine/script/test_screening.py`` pins both).
 """
 
@@ -23,8 +24,9 @@ import types
 import numpy as np
 
 from ..tensor import Tensor
-from .errors import forbidden, limit
+from .errors import ScriptError, forbidden, limit
 from .guards import check_elements, check_length
+from .generators import ScriptGenerator
 from .modules import ModuleProxy, is_native_function_module, proxy_of
 from .objects import Builtin, SafeIterator, ScriptFunction, SuperProxy
 from .safety import DENIED_TYPES, check_callable, is_internal_type
@@ -34,7 +36,8 @@ from .safety import DENIED_TYPES, check_callable, is_internal_type
 # them: their rules look at sizes (and a dict may be a module's namespace).
 PASS = frozenset({int, float, bool, complex, type(None), range, slice, bytes, frozenset, set,
                   types.FunctionType, ScriptFunction, SafeIterator, ModuleProxy, SuperProxy,
-                  Builtin, type(Ellipsis), type(NotImplemented)})
+                  Builtin, ScriptGenerator, type(Ellipsis), type(NotImplemented)})
+_REFUSED_DTYPE_KINDS = frozenset("OUSV")  # Python objects, strings, raw bytes
 SEQUENCE_MEMORY_LOOK = 8192  # a str, list, tuple or dict this long is a reason to look at memory
 _MAX_RULES = 10_000  # classes made in a loop must not pile up in the cache
 
@@ -124,7 +127,18 @@ class ScreeningMixin:
         return value
 
     def _screen_array(self, value, node):
-        check_elements(value.size, self.limits)
+        if value.dtype.kind in _REFUSED_DTYPE_KINDS:  # np.array([2**100]): C loops over Python ints
+            raise forbidden(f"numpy arrays of dtype {value.dtype} are not available in gradstep "
+                            "scripts (only numbers and booleans)", node)
+        n = value.size
+        try:
+            check_elements(n, self.limits)
+        except ScriptError as e:
+            raise e.at(node)
+        if n >= 16384:  # counted in max_total_bytes as tensors are
+            self._memory.track_array(value, node)
+            if n >= 1 << 20:
+                self._memory.check_process(node)
         return value
 
     def _screen_generator(self, value, node):
@@ -143,7 +157,9 @@ def screen_rule(t):
         return ScreeningMixin._pass
     if issubclass(t, Tensor):
         return ScreeningMixin._screen_tensor
-    if issubclass(t, types.GeneratorType):
+    if issubclass(t, types.GeneratorType) or t.__module__ == "itertools":
+        # itertools' iterators (Counter.elements() is a chain) run in C without counting: the
+        # script holds them as counted SafeIterators
         return ScreeningMixin._screen_generator
     if issubclass(t, types.ModuleType):
         return ScreeningMixin._screen_module

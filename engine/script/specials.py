@@ -10,6 +10,8 @@ from __future__ import annotations
 import builtins
 import math
 
+import numpy as np
+
 from .. import autograd as _autograd
 from .. import creation as _creation
 from .. import tensor_format as _tensor_format
@@ -17,10 +19,10 @@ from ..autograd import functional as _functional
 from ..tensor import Tensor
 from .errors import ScriptError, limit
 from .guards import (
-    arange_length, check_elements, check_expanded_size, check_length, product, safe_format,
-    size_from_args,
+    arange_length, check_binop, check_elements, check_expanded_size, check_int_text,
+    check_length, check_modular_pow, check_round, product, safe_format, size_from_args,
 )
-from .objects import SafeIterator
+from .objects import Builtin, SafeIterator, ScriptFunction
 
 # -- creation functions ----------------------------------------------------------------------------
 
@@ -28,7 +30,10 @@ from .objects import SafeIterator
 def _sized(real, size_of):
     def handler(interp, args, kwargs, node):
         try:
-            check_elements(size_of(args, kwargs), interp.limits)
+            n = size_of(args, kwargs)
+            check_elements(n, interp.limits)
+            if n is not None and n >= 16384:  # max_total_bytes, before allocating (4-byte floats)
+                interp._memory.check_room(n * 4)
         except ScriptError as e:
             raise e.at(node)
         return interp._call_plain(real, args, kwargs, node)
@@ -146,9 +151,26 @@ def _set_printoptions(interp, args, kwargs, node):
 # -- builtins --------------------------------------------------------------------------------------
 
 
+def script_callable(interp, func, node):
+    """``func`` as C code may call it with the script's values (``map(pow, ...)``,
+    ``sorted(key=str)``): through ``interp._call``, so a builtin gets the checks of a direct call.
+    The script's own functions already run in the interpreter when called from C."""
+    if type(func) is ScriptFunction or not callable(func):
+        return func
+
+    def call(*args, **kwargs):
+        return interp._call(func, list(args), kwargs, node)
+
+    return call
+
+
 def _wrap_iter(real):
     # lazy: a huge range is fine here, each item is counted as it is taken
+    takes_function = real is map or real is filter
+
     def handler(interp, args, kwargs, node):
+        if args and (takes_function or (real is iter and len(args) == 2)):
+            args = [script_callable(interp, args[0], node), *args[1:]]
         return SafeIterator(interp._native(real, args, kwargs, node), interp._tick, interp._screen)
 
     return handler
@@ -160,6 +182,8 @@ def _collection(real):
             args = [interp._materialize(args[0], node), *args[1:]]
             if real is sorted or real is set or real is frozenset:
                 check_expanded_size(args[0], interp.limits)
+        if "key" in kwargs:
+            kwargs = {**kwargs, "key": script_callable(interp, kwargs["key"], node)}
         return interp._call_plain(real, args, kwargs, node)
 
     return handler
@@ -177,6 +201,8 @@ def _min_max(real):
             args = [interp._materialize(args[0], node)]
         for a in args:
             check_expanded_size(a, interp.limits)
+        if "key" in kwargs:
+            kwargs = {**kwargs, "key": script_callable(interp, kwargs["key"], node)}
         return interp._call_plain(real, args, kwargs, node)
 
     return handler
@@ -234,7 +260,35 @@ def function_specials() -> dict:
     def pow_handler(interp, args, kwargs, node):
         if len(args) == 2 and not kwargs:
             return interp._binop(_power_op, args[0], args[1], node)
+        values = dict(zip(("base", "exp", "mod"), args))
+        values.update(kwargs)
+        base, exp, mod = values.get("base"), values.get("exp"), values.get("mod")
+        if mod is None:
+            checked(check_binop, _power_op, base, exp, interp.limits, node=node)
+        else:
+            checked(check_modular_pow, base, exp, mod, interp.limits, node=node)
         return interp._call_plain(builtins.pow, args, kwargs, node)
+
+    def round_handler(interp, args, kwargs, node):
+        ndigits = kwargs.get("ndigits", args[1] if len(args) > 1 else None)
+        if args:
+            checked(check_round, args[0], ndigits, interp.limits, node=node)
+        return interp._call_plain(builtins.round, args, kwargs, node)
+
+    def int_handler(interp, args, kwargs, node):
+        if args and isinstance(args[0], (str, bytes, bytearray)):
+            base = kwargs.get("base", args[1] if len(args) > 1 else 10)
+            checked(check_int_text, args[0], base, interp.limits, node=node)
+        return interp._call_plain(int, args, kwargs, node)
+
+    def bytes_handler(real):
+        def handler(interp, args, kwargs, node):
+            size = args[0] if args else None
+            if isinstance(size, int) and not isinstance(size, bool):
+                checked(check_length, size, interp.limits.max_string, b"", node=node)
+            return interp._call_plain(real, args, kwargs, node)
+
+        return handler
 
     table = {
         _creation.zeros: _sized(_creation.zeros, size_from_args),
@@ -273,12 +327,96 @@ def function_specials() -> dict:
         builtins.reversed: _wrap_iter(reversed),
         builtins.iter: _wrap_iter(iter),
         builtins.pow: pow_handler,
+        builtins.round: round_handler,
+        builtins.int: int_handler,
+        builtins.bytes: bytes_handler(bytes),
+        builtins.bytearray: bytes_handler(bytearray),
     }
     return {id(k): v for k, v in table.items()}
 
 
+def checked(check, *args, node):
+    """``check(*args)``, its ScriptError placed at ``node``."""
+    try:
+        check(*args)
+    except ScriptError as e:
+        raise e.at(node)
+
+
+# The builtins (not classes) a script receives as the interpreter's own callables: wherever they
+# are called from (``map(pow, ...)``, ``sorted(key=repr)``, engine code calling back), they run
+# their special, with its checks.
+WRAPPED_BUILTINS = ("pow", "round", "sorted", "min", "max", "sum", "any", "all", "enumerate", "zip",
+                    "map", "filter", "reversed", "iter", "repr")
+
+
+def script_builtins(interp) -> dict:
+    """``{name: Builtin}`` for WRAPPED_BUILTINS; registers each in ``interp._specials`` so that a
+    direct call still dispatches to its special with the call's node. Made once per interpreter
+    (the ids in ``_specials`` must stay those of live objects)."""
+    out = {}
+    for name in WRAPPED_BUILTINS:
+        real = getattr(builtins, name)
+        special = interp._specials.get(id(real))
+        if special is None:
+            continue
+
+        def call(*args, _special=special, **kwargs):
+            return _special(interp, list(args), kwargs, None)
+
+        wrapper = Builtin(name, call)
+        interp._specials[id(wrapper)] = special
+        out[name] = wrapper
+    return out
+
+
+def check_tolist(interp, array, node) -> None:
+    """``x.tolist()`` builds a Python object per element: refuse past ``max_list`` before."""
+    n = array.size
+    if n > interp.limits.max_list:
+        raise limit(f"tolist() of {n} elements: the list would be too long (the limit is "
+                    f"{interp.limits.max_list})", node)
+    if n >= 8192:
+        interp._memory.check_process(node)
+
+
+def _tensor_tolist(interp, tensor, args, kwargs, node):
+    check_tolist(interp, tensor._data, node)
+    return interp._call_plain(Tensor.tolist.__get__(tensor), args, kwargs, node)
+
+
+_COMPARING_METHODS = frozenset({"count", "index", "remove", "sort", "__contains__"})
+
+
+def container_method(interp, func, args, kwargs, node):
+    """A builtin method about to run: ``xs.count(b)``, ``xs.sort()`` compare the script's nested
+    data item by item (measured first, as ``==`` is); ``xs.sort(key=int)`` calls its key as the
+    script would; ``array.tolist()`` is sized first. Returns the keyword arguments to call with."""
+    owner = func.__self__
+    name = func.__name__
+    if isinstance(owner, (list, tuple, dict, set, frozenset)):
+        if name in _COMPARING_METHODS:
+            check_expanded_size(owner, interp.limits)
+            for a in args:
+                check_expanded_size(a, interp.limits)
+            if kwargs and "key" in kwargs:
+                kwargs = {**kwargs, "key": script_callable(interp, kwargs["key"], node)}
+    elif isinstance(owner, np.ndarray):
+        if name == "tolist":
+            check_tolist(interp, owner, node)
+        elif name == "dot":  # a (10**5, 1) array .dot a (1, 10**5) one
+            from .numpy_subset import _dot_size
+
+            checked(check_elements, _dot_size((owner, *args), {}), interp.limits, node=node)
+        elif name == "astype":  # astype('U'): a string array, allocated before it is screened
+            from .numpy_subset import check_dtype
+
+            check_dtype(args[0] if args else kwargs.get("dtype"))
+    return kwargs
+
+
 def method_specials() -> dict:
-    table = {Tensor.backward: _tensor_backward}
+    table = {Tensor.backward: _tensor_backward, Tensor.tolist: _tensor_tolist}
     for name, size_of in (("expand", _expand_size), ("repeat", _repeat_size)):
         fn = getattr(Tensor, name, None)
         if fn is not None:
@@ -351,3 +489,23 @@ def text_methods(interp) -> dict:
         methods[name] = _str_pad(interp, name)
     return methods
 
+
+
+# -- dir() -----------------------------------------------------------------------------------------
+
+
+def script_dir(interp, *args):
+    """``dir()``: the running frame's names; ``dir(x)``: Python's list for the script's own
+    classes and their objects, the public names for everything else (engine objects, modules)."""
+    if not args:
+        act = interp._stack[-1] if interp._stack else None
+        return sorted(act.locals) if act is not None else []
+    if len(args) > 1:
+        raise TypeError(f"dir expected at most 1 argument, got {len(args)}")
+    obj = args[0]
+    own = obj in interp._script_classes if isinstance(obj, type) else (
+        type(obj) in interp._script_classes)
+    names = builtins.dir(obj)
+    if own:
+        return names
+    return [n for n in names if not n.startswith("_")]

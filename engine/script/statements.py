@@ -7,11 +7,13 @@ value of a return is left in the frame's ``retval``), which ``_exec_body`` hands
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 import greenlet
 
 from .errors import ScriptError, forbidden
-from .modules import ENGINE_MODULES, proxy_for
+from .generators import GeneratorGreenlet
+from .modules import ENGINE_MODULES, STDLIB_MODULES, proxy_for
 from .objects import ScriptFunction
 from .pause import Pause
 from .safety import CLASS_DUNDERS, is_engine_type
@@ -59,7 +61,10 @@ class StatementsMixin:
             if count > self._check_at:
                 self._statement_hook(stmt, act)
             child = self._child
-            if child is not None and _getcurrent() is child:
+            current = _getcurrent()
+            if child is not None and (current is child or (
+                    current.__class__ is GeneratorGreenlet and current.gs_pausing)):
+                self._resume_in = current  # steps() resumes this greenlet (a generator's too)
                 self._driver.switch(Pause("statement", stmt, act, self.globals,
                                           self._loop_state))
                 if self._stop_requested:
@@ -103,6 +108,18 @@ class StatementsMixin:
             self._assign(target, value, act)
 
     def _ex_annassign(self, stmt, act):
+        if act.is_class and stmt.target.__class__ is _Name:
+            # a class body keeps its annotations, as Python (what @dataclass reads); text under
+            # ``from __future__ import annotations``
+            if self.__dict__.get("_future_annotations"):
+                annotation = ast.unparse(stmt.annotation)
+            else:
+                annotation = self._eval(stmt.annotation, act)
+            namespace = act.locals
+            annotations = namespace.get("__annotations__")
+            if annotations is None:
+                annotations = namespace["__annotations__"] = {}
+            annotations[stmt.target.id] = annotation
         if stmt.value is not None:
             self._assign(stmt.target, self._eval(stmt.value, act), act)
 
@@ -237,6 +254,7 @@ class StatementsMixin:
 
     def _ex_with(self, stmt, act):
         entered = []
+        normal = False  # the script's own managers exit only after a normal end or a runtime error
         try:
             for item in stmt.items:
                 manager = self._eval(item.context_expr, act)
@@ -247,17 +265,37 @@ class StatementsMixin:
                 entered.append(manager)
                 if item.optional_vars is not None:
                     self._assign(item.optional_vars, self._screen(value, item), act)
-            return self._exec_body(stmt.body, act)
+            signal = self._exec_body(stmt.body, act)
+            normal = True
+            return signal
+        except ScriptError as err:
+            # the script's own managers see the script's own exception (no traceback) and may
+            # swallow it by returning a true value, as in Python; never a stop or a limit
+            exc = err.__cause__
+            if err.kind == "runtime" and isinstance(exc, Exception):
+                while entered:
+                    manager = entered.pop()
+                    if type(manager) in self._script_classes:
+                        if self._truth(manager.__exit__(type(exc), exc, None), stmt):
+                            normal = True
+                            return None
+                    else:
+                        manager.__exit__(None, None, None)
+            raise
         finally:
             # always leave the grad mode as it was, also when stopped or out of limits
-            for manager in reversed(entered):
-                manager.__exit__(None, None, None)
+            while entered:
+                manager = entered.pop()
+                if normal or type(manager) not in self._script_classes:
+                    manager.__exit__(None, None, None)
 
     def _is_context_manager(self, t) -> bool:
         known = self._context_types.get(t)
         if known is None:
-            # only the engine's (grad modes, anomaly detection); Python's would reach files
-            known = is_engine_type(t) and hasattr(t, "__enter__")
+            # the engine's (grad modes, anomaly detection) and the script's own classes';
+            # Python's would reach files
+            known = (is_engine_type(t) or t in self._script_classes) and hasattr(
+                t, "__enter__") and hasattr(t, "__exit__")
             if len(self._context_types) > 10_000:
                 self._context_types.clear()
             self._context_types[t] = known
@@ -266,6 +304,11 @@ class StatementsMixin:
     def _ex_try(self, stmt, act):
         try:
             signal = self._try_handlers(stmt, act)
+        except GeneratorExit:
+            # a generator closed at this yield runs its finally, as Python's
+            if stmt.finalbody:
+                self._exec_body(stmt.finalbody, act)
+            raise
         except ScriptError as err:
             if not stmt.finalbody or err.kind != "runtime":
                 raise
@@ -326,9 +369,15 @@ class StatementsMixin:
         for base, node in zip(bases, stmt.bases):
             if not self._may_derive_from(base):
                 raise forbidden(
-                    "a script class can derive from nn.Module (or another class of the script), "
-                    f"not from {getattr(base, '__name__', type(base).__name__)}", node)
-        namespace = {"__module__": "__main__", "__qualname__": stmt.name}
+                    "a script class can derive from nn.Module, optim.Optimizer, "
+                    "autograd.Function, utils.data's Dataset, IterableDataset and Sampler, enum's "
+                    "Enum classes, Python's exceptions or another class of the script, not from "
+                    f"{getattr(base, '__name__', type(base).__name__)}", node)
+        meta = _metaclass_of(bases)
+        # a base's own metaclass (Enum's, Dataset's) prepares the namespace and builds the class
+        namespace = {} if meta is type else meta.__prepare__(stmt.name, bases)
+        namespace["__module__"] = "__main__"
+        namespace["__qualname__"] = stmt.name
         body_act = Activation(stmt.name, namespace, self._closure_of(act), is_class=True)
         self._push(body_act)
         try:
@@ -339,9 +388,9 @@ class StatementsMixin:
             raise SyntaxError(f"'{signal}' outside loop")
         for key in namespace:
             if key.startswith("__") and key not in CLASS_DUNDERS and key not in (
-                    "__module__", "__qualname__"):
+                    "__module__", "__qualname__", "__annotations__"):
                 raise forbidden(f"defining '{key}' is not available", stmt)
-        cls = type(stmt.name, bases or (object,), namespace)
+        cls = meta(stmt.name, bases or (object,), namespace)
         self._script_classes.add(cls)
         for value in namespace.values():
             # methods, also under staticmethod/classmethod/property, learn their class (super())
@@ -355,18 +404,23 @@ class StatementsMixin:
         value = cls
         for decorator, node in zip(reversed(decorators), reversed(stmt.decorator_list)):
             value = self._call(decorator, [value], {}, node)
+        if (value is not cls and isinstance(value, type) and dataclasses.is_dataclass(value)
+                and value.__module__ == "__main__" and value.__qualname__ == stmt.name):
+            self._script_classes.add(value)  # @dataclass(slots=True) builds a new class
         self._store_name(stmt.name, value, act)
 
     def _may_derive_from(self, base) -> bool:
-        """Script classes derive from object, their own classes, or the engine's extension
-        points (``nn.Module``, ``optim.Optimizer``, ``autograd.Function``)."""
+        """Script classes derive from object, their own classes, the engine's extension points
+        (``nn.Module``, ``optim.Optimizer``, ``autograd.Function``, ``utils.data.Dataset``,
+        ``IterableDataset``, ``Sampler``), enum's ``Enum`` family and Python's exceptions."""
         if not isinstance(base, type):
             return False
-        if base in self._script_classes or base is object:
+        if base in self._script_classes or base is object or base in _STDLIB_BASES:
             return True
+        if issubclass(base, Exception) and base.__module__ == "builtins":
+            return True  # class MyError(ValueError): ...
         return is_engine_type(base) and any(
-            c.__name__ in ("Module", "Optimizer", "Function") and is_engine_type(c)
-            for c in base.__mro__)
+            c.__name__ in _ENGINE_BASES and is_engine_type(c) for c in base.__mro__)
 
     # -- imports -----------------------------------------------------------------------------------
     def _ex_import(self, stmt, act):
@@ -381,6 +435,8 @@ class StatementsMixin:
 
     def _ex_importfrom(self, stmt, act):
         module = self._module(stmt.module, stmt)
+        if stmt.module == "__future__" and any(a.name == "annotations" for a in stmt.names):
+            self._future_annotations = True  # class-body annotations are kept as text
         for alias in stmt.names:
             sub = f"{stmt.module}.{alias.name}"
             if sub in ENGINE_MODULES or sub == "numpy.random":
@@ -401,9 +457,42 @@ class StatementsMixin:
             return self._numpy
         if name == "numpy.random":
             return self._numpy._lookup("random")
+        if name in _STDLIB:
+            from .stdlib import stdlib_module
+
+            return stdlib_module(name, self)
         if name not in ENGINE_MODULES:
             raise forbidden(f"import of '{name}' is not available", node)
         return proxy_for(name, node)
+
+
+_STDLIB = frozenset(STDLIB_MODULES)
+_ENGINE_BASES = frozenset({"Module", "Optimizer", "Function", "Dataset", "IterableDataset",
+                           "Sampler"})
+
+
+def _enum_bases() -> tuple:
+    from .stdlib.enum_ import BASES
+
+    return BASES
+
+
+_STDLIB_BASES = frozenset(_enum_bases())
+
+
+def _metaclass_of(bases) -> type:
+    """The metaclass a class with ``bases`` gets (Python's rule): the most derived one."""
+    meta = type
+    for base in bases:
+        m = type(base)
+        if issubclass(meta, m):
+            continue
+        if issubclass(m, meta):
+            meta = m
+            continue
+        raise TypeError("metaclass conflict: the metaclass of a derived class must be a "
+                        "(non-strict) subclass of the metaclasses of all its bases")
+    return meta
 
 
 STATEMENT_HANDLERS = {

@@ -1,7 +1,8 @@
 """Parsing and the checks made before a script runs a single statement.
 
 Everything that can be refused by looking at the text is refused here, with the line of the
-offending construct: underscore attributes, dunder names, imports of anything but torch and numpy,
+offending construct: underscore attributes, dunder names, imports of anything but torch, numpy
+and the allowed standard modules (``modules.import_refusal`` says why),
 language features the interpreter does not support. The pass also annotates nodes with what the
 interpreter would otherwise recompute at every execution (the operator function of a ``BinOp``,
 whether a call has ``*``/``**`` arguments).
@@ -14,13 +15,13 @@ import operator
 
 from .errors import ScriptError, forbidden, limit
 from .limits import Limits
-from .modules import ENGINE_MODULES
+from .modules import ENGINE_MODULES, STDLIB_MODULES, import_refusal
 from .pause import Frame
-from .safety import CLASS_DUNDERS, READABLE_DUNDER_ATTRS, READABLE_DUNDER_NAMES
+from .safety import CLASS_DUNDERS, NAMEDTUPLE_ATTRS, READABLE_DUNDER_ATTRS, READABLE_DUNDER_NAMES
 
 MAX_AST_DEPTH = 100
 
-IMPORTABLE = frozenset(ENGINE_MODULES) | {"numpy", "numpy.random"}
+IMPORTABLE = frozenset(ENGINE_MODULES) | {"numpy", "numpy.random"} | frozenset(STDLIB_MODULES)
 
 BINOPS = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -54,8 +55,6 @@ UNSUPPORTED = {
     ast.AsyncFor: "async loops are not supported",
     ast.AsyncWith: "async with is not supported",
     ast.Await: "await is not supported",
-    ast.Yield: "generator functions (yield) are not supported",
-    ast.YieldFrom: "generator functions (yield) are not supported",
     ast.Match: "match statements are not supported",
 }
 if hasattr(ast, "TryStar"):
@@ -95,7 +94,43 @@ def _parse_and_check(source: str, filename: str) -> ast.Module:
     except ValueError as e:  # e.g. null bytes
         raise ScriptError("syntax", f"SyntaxError: {e}") from None
     Checker().check(tree)
+    _mark_generators(tree)
     return tree
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _mark_generators(tree: ast.Module) -> None:
+    """Set ``gs_generator`` on every ``def`` (True when its own body yields) and refuse a yield
+    outside a function, in a comprehension or in a lambda."""
+    stack = [(tree, None, None)]
+    while stack:
+        node, fn, comp = stack.pop()
+        kind = type(node)
+        if kind is ast.Yield or kind is ast.YieldFrom:
+            word = "yield" if kind is ast.Yield else "yield from"
+            if fn is None:
+                raise ScriptError("syntax", f"SyntaxError: '{word}' outside function",
+                                  node.lineno, node.col_offset)
+            if comp is not None:
+                what = {ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",
+                        ast.DictComp: "dict comprehension",
+                        ast.GeneratorExp: "generator expression"}[type(comp)]
+                raise ScriptError("syntax", f"SyntaxError: '{word}' inside {what}",
+                                  node.lineno, node.col_offset)
+            if type(fn) is ast.Lambda:
+                raise forbidden("yield inside a lambda is not supported: use a def", node)
+            fn.gs_generator = True
+        if kind is ast.FunctionDef or kind is ast.Lambda:
+            node.gs_generator = False
+            fn, comp = node, None
+        elif kind is ast.ClassDef:
+            fn, comp = None, None
+        elif kind in _COMPREHENSIONS:
+            comp = node
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, fn, comp))
 
 
 def _is_dunder(name: str) -> bool:
@@ -149,7 +184,8 @@ class Checker:
                 raise forbidden(f"the name '{node.id}' is not available", node)
         elif kind is ast.Attribute:
             if node.attr.startswith("_") and not self._is_super_init(node) and (
-                    node.attr not in READABLE_DUNDER_ATTRS):
+                    node.attr not in READABLE_DUNDER_ATTRS) and (
+                    node.attr not in NAMEDTUPLE_ATTRS):  # checked on the object when it runs
                 raise forbidden(
                     f"attribute '{node.attr}' is not available: names starting with '_' are "
                     "internal", node)
@@ -214,9 +250,7 @@ class Checker:
     @staticmethod
     def _check_import(name: str, node) -> None:
         if name not in IMPORTABLE:
-            raise forbidden(
-                f"import of '{name}' is not available: scripts can import torch (and its nn, "
-                "optim, autograd and nn.functional) and numpy", node)
+            raise forbidden(import_refusal(name), node)
 
     def _check_function(self, node, parent) -> None:
         if isinstance(node, ast.FunctionDef) and _is_dunder(node.name):

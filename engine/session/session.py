@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import threading
 import warnings
+from collections.abc import Callable, Iterable
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -29,8 +30,11 @@ from ..script.errors import ScriptError
 from ..tensor import Tensor
 from . import events as ev
 from .breakpoints import (
-    ConditionError, DataBreakpoints, LineBreakpoint, as_line_breakpoints, compile_condition,
-    evaluate_condition,
+    ConditionError,
+    DataBreakpoints,
+    LineBreakpoint,
+    as_line_breakpoints,
+    compile_condition,
 )
 from .counters import Counters, StatementCalls, calls_in
 from .diff import compute_diff
@@ -39,7 +43,6 @@ from .explain import explain
 from .lint import Linter, LintWarning
 from .state import capture, named_tensors, non_finite, visible_names
 from .timeline import BACKWARD, ERROR, STEP, WARNING, ZERO_GRAD, Timeline, TimelinePoint
-
 
 # Continue and run-to-end record a point at every statement they pass until the timeline has
 # this many points; past it only the first statement of each iteration of the outermost loop.
@@ -537,12 +540,12 @@ class Session(EventPublisher):
         if interp is not None:
             try:
                 interp.stop()
-            except Exception:  # noqa: BLE001 - an interpreter that already ended may refuse
+            except Exception:
                 pass
         if gen is not None:
             try:
                 gen.close()
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
         grad_state.enabled = True  # a run stopped inside no_grad() must not leak its mode
         grad_state.anomaly = False
@@ -890,8 +893,11 @@ class Session(EventPublisher):
         if not bp.condition:
             return True
         try:
-            return evaluate_condition(bp.condition, self._names())
-        except ConditionError as e:
+            # in the script's own interpreter, under the run's limits: a condition from a file
+            # is as untrusted as the script
+            compile_condition(bp.condition)
+            return self._interp.evaluate_condition(bp.condition, self._names())
+        except (ConditionError, ScriptError) as e:
             reasons.append(f"breakpoint condition at line {bp.line} failed: {e}")
             return False
 

@@ -1,5 +1,7 @@
 """The hostile corpus: every attack ends in a ScriptError of the expected kind, leaves no file
-behind, and ends by its limits (a watchdog would turn a hang into a failure, not a pass)."""
+behind, and ends by its limits (a watchdog would turn a hang into a failure, not a pass). The
+watchdog's ``stop()`` cannot end a hang inside one C call: ``test_script_limits.py`` runs every
+attack again in a forked child that is killed after a timeout, and measures its peak memory."""
 
 from __future__ import annotations
 
@@ -23,7 +25,13 @@ WATCHDOG_SECONDS = 60
 def expected_kind(path: Path) -> str:
     first = path.read_text(encoding="utf-8").splitlines()[0]
     assert first.startswith("# expect: "), path.name
-    return first.removeprefix("# expect: ").strip()
+    return first.removeprefix("# expect: ").split()[0]  # "limit" or "limit line 3"
+
+
+def expected_line(path: Path) -> int | None:
+    """``# expect: limit line 3``: the line the error must name (optional)."""
+    words = path.read_text(encoding="utf-8").splitlines()[0].removeprefix("# expect: ").split()
+    return int(words[2]) if len(words) >= 3 and words[1] == "line" else None
 
 
 def test_corpus_has_at_least_forty_attacks():
@@ -44,6 +52,8 @@ def test_attack_is_refused(path, tmp_path, monkeypatch):
         watchdog.cancel()
     assert err.value.kind != "stopped", "the attack ran until the watchdog stopped it"
     assert err.value.kind == expected_kind(path), repr(err.value)
+    if expected_line(path) is not None:
+        assert err.value.line == expected_line(path), repr(err.value)
     assert err.value.message
     assert list(tmp_path.iterdir()) == []
     assert grad_state.enabled

@@ -1,3 +1,9 @@
-# expect: forbidden
+# expect: limit
+# a generator that never ends, consumed by a for loop: ended by the statement limit
 def g():
-    yield 1
+    while True:
+        yield 1
+
+
+for _ in g():
+    pass

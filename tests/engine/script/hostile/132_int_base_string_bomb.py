@@ -1,0 +1,3 @@
+# expect: limit line 3
+s = 'z' * 90000
+x = int(s, 36)

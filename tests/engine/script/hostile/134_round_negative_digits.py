@@ -1,0 +1,2 @@
+# expect: limit line 2
+y = round(1, -10**9)

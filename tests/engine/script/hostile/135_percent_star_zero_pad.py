@@ -1,0 +1,2 @@
+# expect: limit line 2
+s = '%0*d' % (10**9, 1)

@@ -1,0 +1,2 @@
+# expect: limit line 2
+b = type(b'')(10**10)

@@ -1,0 +1,4 @@
+# expect: limit line 4
+import numpy as np
+a = np.ones(1000000)
+b = np.outer(a, a)

@@ -1,0 +1,3 @@
+# expect: forbidden line 3
+import numpy as np
+a = np.array(['x' * 1000] * 1000, dtype=str)

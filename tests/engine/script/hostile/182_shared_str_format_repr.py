@@ -1,0 +1,5 @@
+# expect: limit line 5
+a = [0]
+for i in range(100):
+    a = [a, a]
+s = '{!r}'.format(a)

@@ -1,0 +1,2 @@
+# expect: limit line 2
+s = '{:.{}f}'.format(1.5, 10**9)

@@ -1,0 +1,3 @@
+# expect: limit
+import math
+x = math.factorial(10**7)

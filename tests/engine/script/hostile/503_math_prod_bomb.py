@@ -1,0 +1,3 @@
+# expect: limit
+import math
+x = math.prod([2**9000] * 10)

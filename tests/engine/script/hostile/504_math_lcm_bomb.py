@@ -1,0 +1,3 @@
+# expect: limit
+import math
+x = math.lcm(*range(10**4, 10**4 + 3000))

@@ -1,0 +1,3 @@
+# expect: limit
+import math, itertools
+x = math.fsum(itertools.count())

@@ -1,0 +1,3 @@
+# expect: limit
+import random
+x = random.getrandbits(10**9)

@@ -1,0 +1,3 @@
+# expect: limit
+import random
+x = random.randbytes(10**9)

@@ -1,0 +1,4 @@
+# expect: forbidden
+import random
+# the process's generator
+x = random._inst.random()

@@ -1,0 +1,3 @@
+# expect: forbidden
+# os.urandom behind it
+from random import SystemRandom

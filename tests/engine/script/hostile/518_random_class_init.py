@@ -1,0 +1,3 @@
+# expect: forbidden
+import random
+x = random.Random.__init__

@@ -1,0 +1,3 @@
+# expect: limit
+import itertools
+x = list(itertools.product(range(10**6), repeat=10))

@@ -1,0 +1,3 @@
+# expect: limit
+import itertools
+x = list(itertools.count())

@@ -1,0 +1,4 @@
+# expect: limit
+import itertools
+x = []
+x.extend(itertools.repeat(0))

@@ -1,0 +1,3 @@
+# expect: limit
+import itertools
+x = itertools.tee([1], 10**9)

@@ -1,0 +1,3 @@
+# expect: limit
+import collections, itertools
+d = collections.deque(itertools.count(), maxlen=1)

@@ -1,0 +1,4 @@
+# expect: forbidden
+from collections import namedtuple
+P = namedtuple('P', 'x y')
+x = P.__module__

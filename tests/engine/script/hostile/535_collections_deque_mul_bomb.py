@@ -1,0 +1,3 @@
+# expect: limit
+import collections
+d = collections.deque([0]) * 10**9

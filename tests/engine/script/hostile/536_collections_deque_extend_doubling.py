@@ -1,0 +1,5 @@
+# expect: limit
+import collections
+d = collections.deque([0])
+for i in range(40):
+    d.extend(d)

@@ -1,0 +1,4 @@
+# expect: forbidden
+import functools
+p = functools.partial(print)
+x = p._interp

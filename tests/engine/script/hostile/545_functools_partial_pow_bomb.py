@@ -1,0 +1,3 @@
+# expect: limit
+import functools
+x = functools.partial(pow, 10)(10**8)

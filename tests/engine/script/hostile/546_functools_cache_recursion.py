@@ -1,0 +1,6 @@
+# expect: limit
+import functools
+@functools.cache
+def f(n):
+    return f(n + 1)
+f(0)

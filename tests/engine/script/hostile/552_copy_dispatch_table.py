@@ -1,0 +1,3 @@
+# expect: forbidden
+import copy
+x = copy.dispatch_table

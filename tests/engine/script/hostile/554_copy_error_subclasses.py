@@ -1,0 +1,3 @@
+# expect: forbidden
+import copy
+x = copy.Error.__subclasses__()

@@ -1,0 +1,3 @@
+# expect: forbidden
+import typing
+r = typing.ForwardRef("__import__('os')")

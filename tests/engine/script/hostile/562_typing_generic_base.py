@@ -1,0 +1,5 @@
+# expect: forbidden
+from typing import Generic, TypeVar
+T = TypeVar('T')
+class Box(Generic[T]):
+    pass

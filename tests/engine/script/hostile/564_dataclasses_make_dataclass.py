@@ -1,0 +1,2 @@
+# expect: forbidden
+from dataclasses import make_dataclass

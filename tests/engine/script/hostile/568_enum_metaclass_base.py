@@ -1,0 +1,4 @@
+# expect: forbidden
+import enum
+class Meta(type(enum.Enum)):
+    pass

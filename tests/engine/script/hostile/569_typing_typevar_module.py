@@ -1,0 +1,4 @@
+# expect: forbidden
+import typing
+T = typing.TypeVar('T')
+x = T.__module__

@@ -1,0 +1,4 @@
+# expect: limit
+def g():
+    yield from g()
+next(g())

@@ -1,0 +1,4 @@
+# expect: runtime
+def g():
+    yield 1
+f = g().gi_frame

@@ -1,0 +1,5 @@
+# expect: limit
+def g():
+    while True:
+        yield 1
+x = sum(g())

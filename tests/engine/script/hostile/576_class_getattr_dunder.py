@@ -1,0 +1,4 @@
+# expect: forbidden
+class Spy:
+    def __getattr__(self, name):
+        return name

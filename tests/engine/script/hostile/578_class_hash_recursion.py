@@ -1,0 +1,5 @@
+# expect: limit
+class D:
+    def __hash__(self):
+        return hash(self)
+s = {D()}

@@ -1,0 +1,3 @@
+# expect: limit
+import time
+x = time.strftime('%999999999Y')

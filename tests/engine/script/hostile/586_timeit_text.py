@@ -1,0 +1,3 @@
+# expect: forbidden
+import timeit
+x = timeit.timeit('__import__("os")')

@@ -1,0 +1,3 @@
+# expect: forbidden
+import operator
+get = operator.attrgetter('__globals__')

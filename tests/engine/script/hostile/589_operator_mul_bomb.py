@@ -1,0 +1,3 @@
+# expect: limit
+import operator
+x = operator.mul([0], 10**9)

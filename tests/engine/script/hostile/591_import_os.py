@@ -1,0 +1,3 @@
+# expect: forbidden
+import os
+os.system('echo hi')

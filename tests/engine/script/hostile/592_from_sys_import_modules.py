@@ -1,0 +1,2 @@
+# expect: forbidden
+from sys import modules

@@ -1,0 +1,3 @@
+# expect: forbidden
+import importlib
+os = importlib.import_module('os')
