@@ -19,13 +19,22 @@ import numpy as np
 
 from ..tensor import Tensor
 from .errors import ScriptError, forbidden, limit
+from .generators import ScriptGenerator
 from .guards import check_binop, check_expanded_size, check_length
 from .modules import ModuleProxy
-from .generators import ScriptGenerator
 from .objects import SafeIterator, ScriptFunction, SuperProxy
 from .safety import (
-    DENIED_CONSTRUCTORS, DENIED_TYPES, DENIED_VALUE_ATTRS, NODE_ATTRS, NUMPY_ATTRS,
-    NAMEDTUPLE_ATTRS, READABLE_DUNDER_ATTRS, TENSOR_SETTABLE, check_callable, is_engine_type,
+    CTX_ATTRS,
+    DENIED_CONSTRUCTORS,
+    DENIED_TYPES,
+    DENIED_VALUE_ATTRS,
+    NAMEDTUPLE_ATTRS,
+    NODE_ATTRS,
+    NUMPY_ATTRS,
+    READABLE_DUNDER_ATTRS,
+    TENSOR_SETTABLE,
+    check_callable,
+    is_engine_type,
     is_namedtuple_class,
 )
 from .screening import PASS, ScreeningMixin
@@ -205,6 +214,8 @@ class AccessMixin(ScreeningMixin):
         return self._attr_generic(obj, name, node)
 
     def _attr_node(self, obj, name, node):
+        if _is_function_ctx(obj) and (name in CTX_ATTRS or _own_ctx_attr(obj, name)):
+            return self._attr_generic(obj, name, node)
         if name not in NODE_ATTRS:
             err = AttributeError(f"'{obj.name().rsplit(':', 1)[-1]}' object has no attribute "
                                  f"'{name}'")
@@ -222,6 +233,8 @@ class AccessMixin(ScreeningMixin):
                                 "data can)", node)
         elif t in self._script_classes or obj in self._script_classes or self._is_module(t):
             pass
+        elif _is_function_ctx(obj) and name not in CTX_ATTRS and not hasattr(type(obj), name):
+            pass  # ctx.constant = 2 in a custom Function's forward
         else:
             raise forbidden(
                 f"cannot set attributes of {_describe(obj)}: only objects of the script's own "
@@ -576,4 +589,16 @@ def _describe(obj) -> str:
     if isinstance(obj, type):
         return f"the class '{obj.__name__}'"
     return f"{type(obj).__name__} objects"
+
+
+def _is_function_ctx(obj) -> bool:
+    """Whether ``obj`` is the node (and ctx) of a custom ``autograd.Function`` call."""
+    function = sys.modules.get("engine.autograd.function")
+    return function is not None and isinstance(obj, function.BackwardCFunction)
+
+
+def _own_ctx_attr(ctx, name: str) -> bool:
+    """An attribute the script set on ``ctx`` itself, never the node's own state (its slots and
+    methods are the class's)."""
+    return name[0] != "_" and name in vars(ctx) and not hasattr(type(ctx), name)
 

@@ -25,6 +25,8 @@ ENGINE_MODULES = {
     "torch.optim": "engine.optim",
     "torch.optim.lr_scheduler": "engine.optim.lr_scheduler",
     "torch.autograd": "engine.autograd",
+    "torch.autograd.function": "engine.autograd.function",
+    "torch.autograd.functional": "engine.autograd.functional",
     "torch.cuda": "engine._cuda",
     "torch.utils": "engine.utils",
     "torch.utils.data": "engine.utils.data",

@@ -109,6 +109,11 @@ NUMPY_ATTRS = frozenset({
 NODE_ATTRS = frozenset({"name", "next_functions", "metadata", "register_hook", "register_prehook",
                         "requires_grad", "variable"})
 
+# What ``ctx`` of a script's own ``torch.autograd.Function`` offers (it is that call's node, as in
+# PyTorch); the script may also set and read its own attributes on it (``ctx.constant = 2``).
+CTX_ATTRS = frozenset({"save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
+                       "mark_non_differentiable", "set_materialize_grads"})
+
 # Tensor attributes a script may assign (``w.grad = None``, ``x.requires_grad = True``).
 TENSOR_SETTABLE = frozenset({"requires_grad", "grad", "data"})
 
