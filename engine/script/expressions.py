@@ -6,10 +6,10 @@ import ast
 import builtins
 
 from .errors import ScriptError, forbidden
+from .generators import ScriptGenerator
 from .guards import CONTAINERS as _CONTAINERS  # also dict views and deques
 from .guards import check_expanded_size, check_format_spec, check_length
 from .measure import measured_text
-from .generators import ScriptGenerator
 from .objects import SafeIterator, ScriptFunction, Signature
 from .scopes import Activation
 

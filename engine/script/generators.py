@@ -70,7 +70,7 @@ class ScriptGenerator:
         if body._state == "suspended":
             try:
                 body.close(pausing=False)  # never pauses the script from a collection
-            except Exception:  # noqa: S110 - as Python, an error while closing is dropped
+            except Exception:
                 pass
             except greenlet.error:
                 pass  # another thread: the greenlet dies with its thread

@@ -27,18 +27,22 @@ from ..autograd.grad_mode import state as _grad_state
 from .access import AccessMixin
 from .errors import ScriptError, forbidden, limit
 from .expressions import EXPRESSION_HANDLERS, ExpressionsMixin
+from .generators import GeneratorGreenlet, ScriptGenerator
+from .guards import check_expanded_size
 from .limits import Limits
 from .measure import exception_text
 from .memory import MemoryMeter
 from .numpy_subset import numpy_module
-from .generators import GeneratorGreenlet, ScriptGenerator
-from .guards import check_expanded_size
 from .objects import Builtin
 from .pause import Frame, Pause
 from .scopes import Activation
 from .screening import SEQUENCE_MEMORY_LOOK
 from .specials import (
-    function_specials, method_specials, script_builtins, script_dir, text_methods,
+    function_specials,
+    method_specials,
+    script_builtins,
+    script_dir,
+    text_methods,
 )
 from .statements import RETURN, STATEMENT_HANDLERS, StatementsMixin
 from .validate import parse
@@ -368,7 +372,6 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         """Exhaust a backward generator, pausing after each node when stepping."""
         act = self._stack[-1]
         stmt = act.stmt
-        child = self._child
         pausing = stmt is not None and self._can_pause(_getcurrent())
         try:
             try:

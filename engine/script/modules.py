@@ -37,8 +37,8 @@ ENGINE_MODULES = {
 }
 _SCRIPT_NAME = {real: name for name, real in ENGINE_MODULES.items()}
 
-# Real modules whose C functions (builtins bound to their module: ``len``, ``np.zeros``) a script may
-# hold once the allow-lists hand them out; Python's builtins less safety's denied ones. A stdlib
+# Real modules whose C functions (builtins bound to their module: ``len``, ``np.zeros``) a script
+# may hold once the allow-lists hand them out; Python's builtins less safety's denied ones. A stdlib
 # module added to the allow-list adds its name here.
 NATIVE_FUNCTION_MODULES = ("builtins", "numpy", "math")
 
@@ -133,7 +133,8 @@ class ModuleProxy:
             err = _no_attribute(self._name, attr, node)
             raise err from err.__cause__
         if isinstance(value, types.ModuleType):
-            return proxy_of(value, node, f"{self._name}.{attr} is not available in gradstep scripts")
+            return proxy_of(value, node,
+                            f"{self._name}.{attr} is not available in gradstep scripts")
         if isinstance(value, _MUTABLE):
             # module-level tables are the engine's shared state
             raise forbidden(f"{self._name}.{attr} is not available in gradstep scripts", node)

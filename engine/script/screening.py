@@ -12,8 +12,8 @@ proxy of an engine module, an attribute-less wrapper of a generator), or raises 
 ``forbidden`` for modules, frames, code, interpreter and numpy internals, module namespaces,
 Python's dangerous builtins, bound methods of refused objects and numpy arrays of Python objects or
 strings; ``limit`` for too large tensors, arrays and strings (large arrays also count in the
-memory budget, as tensors do). ``_screen`` itself only adds exact-type fast paths in front of the rules, which
-return what the rule would (``tests/engine/script/test_screening.py`` pins both).
+memory budget, as tensors do). ``_screen`` itself only adds exact-type fast paths in front of the
+rules, which return what the rule would (``tests/engine/script/test_screening.py`` pins both).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import numpy as np
 
 from ..tensor import Tensor
 from .errors import ScriptError, forbidden, limit
-from .guards import check_elements, check_length
 from .generators import ScriptGenerator
+from .guards import check_elements, check_length
 from .modules import ModuleProxy, is_native_function_module, proxy_of
 from .objects import Builtin, SafeIterator, ScriptFunction, SuperProxy
 from .safety import DENIED_TYPES, check_callable, is_internal_type

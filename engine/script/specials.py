@@ -19,8 +19,17 @@ from ..autograd import functional as _functional
 from ..tensor import Tensor
 from .errors import ScriptError, limit
 from .guards import (
-    arange_length, check_binop, check_elements, check_expanded_size, check_int_text,
-    check_length, check_modular_pow, check_round, product, safe_format, size_from_args,
+    arange_length,
+    check_binop,
+    check_elements,
+    check_expanded_size,
+    check_int_text,
+    check_length,
+    check_modular_pow,
+    check_round,
+    product,
+    safe_format,
+    size_from_args,
 )
 from .objects import Builtin, SafeIterator, ScriptFunction
 
@@ -439,7 +448,7 @@ def _method_with_size(name, size_of):
 
 
 def _str_format(interp):
-    def format(self, *args, **kwargs):  # noqa: A001 - str.format
+    def format(self, *args, **kwargs):
         return safe_format(self, args, kwargs, interp.limits, interp._format)
 
     return format

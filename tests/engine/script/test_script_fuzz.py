@@ -85,8 +85,8 @@ def statements(hostile: bool):
             block.map(lambda b: f"with torch.no_grad():\n{b}"),
             st.tuples(block, expr).map(lambda t: f"def f(a, *r, k=1):\n{t[0]}\n    return {t[1]}"),
             block.map(lambda b: f"try:\n{b}\nexcept Exception as e:\n    w = e"),
-            block.map(lambda b: f"class C(nn.Module):\n    def forward(self, v):\n"
-                                f"        return v\n    def g(self):\n"
+            block.map(lambda b: "class C(nn.Module):\n    def forward(self, v):\n"
+                                "        return v\n    def g(self):\n"
                                 + "\n".join("    " + line for line in b.split("\n"))),
         )
 

@@ -263,8 +263,8 @@ def run_python(source):
     error = None
     with contextlib.redirect_stdout(out):
         try:
-            exec(compile(source, "<python>", "exec"), namespace)  # noqa: S102 - the oracle
-        except Exception as e:  # noqa: BLE001
+            exec(compile(source, "<python>", "exec"), namespace)
+        except Exception as e:
             error = e
     namespace.pop("__builtins__", None)
     namespace.pop("__name__", None)

@@ -206,7 +206,8 @@ def test_interpreter_and_engine_usable_after_a_limit():
 
 
 def test_stepping_and_running_give_the_same_namespace():
-    source = FUNCTION_AND_LOOP + "import torch\nw = torch.tensor([1.0, 2.0], requires_grad=True)\n" \
+    source = FUNCTION_AND_LOOP + "import torch\n" \
+        "w = torch.tensor([1.0, 2.0], requires_grad=True)\n" \
         "(w * w).sum().backward()\n"
     ran = Interpreter(source).run()
     gen = Interpreter(source).steps()
