@@ -1,5 +1,6 @@
 """Each snippet of ``script_snippets.py`` gives, through ``engine.script.run``, what real PyTorch
-gives running the same text: printed output, namespace values, grads, grad_fn graphs, flags, errors."""
+gives running the same text: printed output, namespace values, grads, grad_fn graphs, flags and
+errors."""
 
 from __future__ import annotations
 
