@@ -9,8 +9,9 @@ it reaches the part of the window that does the work (``documents``, ``builder``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QIcon, QKeySequence
@@ -236,7 +237,7 @@ def build_menus(window: MainWindow) -> tuple[dict[str, QMenu], QMenu, QMenu]:
             recent_menu = QMenu("Open &Recent", window)
             recent_menu.setObjectName("recentMenu")
             recent_menu.aboutToShow.connect(
-                lambda: window.documents.fill_recent_menu(recent_menu))
+                lambda menu=recent_menu: window.documents.fill_recent_menu(menu))
             menus["File"].addMenu(recent_menu)
             menus["File"].addSeparator()
         if spec.id in _SEPARATED:

@@ -7,7 +7,7 @@ usual fixes (also marked in the editor, and the console raised), "Script finishe
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject
 

@@ -12,10 +12,10 @@ _RIGHT = Qt.DockWidgetArea.RightDockWidgetArea
 _BOTTOM = Qt.DockWidgetArea.BottomDockWidgetArea
 DEFAULT_AREAS = {"editor": _LEFT, "build": _LEFT, "inspector": _RIGHT, "console": _BOTTOM,
                  "buffers": _RIGHT, "optimizer": _RIGHT, "training": _BOTTOM,
-                 "timeline": _BOTTOM, "predict": _RIGHT}
+                 "timeline": _BOTTOM, "predict": _RIGHT, "plots": _BOTTOM}
 # Docks that share a place, as tabs: (first, second).
 _TABS = (("inspector", "buffers"), ("buffers", "optimizer"), ("optimizer", "predict"),
-         ("console", "training"), ("training", "timeline"))
+         ("console", "training"), ("training", "plots"), ("plots", "timeline"))
 
 
 def arrange_default(window: QMainWindow, docks: dict) -> None:
@@ -38,7 +38,7 @@ def size_docks(window: QMainWindow, docks: dict) -> None:
     window.resizeDocks([docks["console"]], [int(height * 0.24)], Qt.Orientation.Vertical)
     if "build" in docks:
         window.resizeDocks([docks["editor"], docks["build"]],
-                           [int(height * 0.4), int(height * 0.6)], Qt.Orientation.Vertical)
+                           [int(height * 0.62), int(height * 0.38)], Qt.Orientation.Vertical)
 
 
 def tabify_panels(window: QMainWindow, docks: dict) -> None:

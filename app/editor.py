@@ -6,7 +6,13 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
-    QColor, QFontDatabase, QPainter, QPalette, QPolygonF, QTextCharFormat, QTextCursor,
+    QColor,
+    QFontDatabase,
+    QPainter,
+    QPalette,
+    QPolygonF,
+    QTextCharFormat,
+    QTextCursor,
     QTextFormat,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
@@ -33,13 +39,13 @@ class _Gutter(QWidget):
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("Click: toggle a breakpoint (F9). Right-click: make it conditional.")
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+    def sizeHint(self) -> QSize:
         return QSize(self.editor.gutter_width(), 0)
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def paintEvent(self, event) -> None:
         self.editor.paint_gutter(self, event)
 
-    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def mousePressEvent(self, event) -> None:
         line = self.editor.line_at_y(event.position().y())
         if line is None:
             return
@@ -100,7 +106,7 @@ class CodeEditor(QPlainTextEdit):
             self.highlighter = PygmentsHighlighter(self.document(), dark=self._dark)
         return self.highlighter
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         if self.highlighter is None:
             QTimer.singleShot(0, self.ensure_highlighter)
@@ -240,7 +246,7 @@ class CodeEditor(QPlainTextEdit):
         if rect.contains(self.viewport().rect()):
             self._update_gutter_width()
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         cr = self.contentsRect()
         self._gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
@@ -409,7 +415,7 @@ class CodeEditor(QPlainTextEdit):
         self._gutter.update()
         self.lines_moved.emit(remap)
 
-    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def keyPressEvent(self, event) -> None:
         # Enter keeps the indentation of the line (and indents after a colon), as Python editors do.
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not event.modifiers():
             block_text = self.textCursor().block().text()

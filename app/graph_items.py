@@ -224,7 +224,7 @@ class NodeItem(QGraphicsItem):
         return attrs.get("node_name") or attrs.get("label", "")
 
     # -- QGraphicsItem -----------------------------------------------------------------------------
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+    def boundingRect(self) -> QRectF:
         return self._bounds
 
     def shape(self) -> QPainterPath:
@@ -320,6 +320,19 @@ class NodeItem(QGraphicsItem):
             painter.drawText(row, align, elided[i])
 
 
+def _port(x: float, y: float, half: tuple, toward: tuple) -> tuple[float, float]:
+    """Where an edge leaves (or enters) the box centred at (x, y) on its way to ``toward``:
+    the bottom or the top when that point is below or above (a wrapped layout's bands run
+    down and up in turn), else the side facing it."""
+    hw, hh = half
+    tx, ty = toward
+    if ty > y + hh:
+        return x, y + hh
+    if ty < y - hh:
+        return x, y - hh
+    return (x + hw, y) if tx >= x else (x - hw, y)
+
+
 class EdgeItem(QGraphicsItem):
     """A forward edge (input → op → output) and, after backward, the gradient it carried."""
 
@@ -331,6 +344,7 @@ class EdgeItem(QGraphicsItem):
         self.colours = colours
         # (The edge layer is below the node layer: no z value of its own is needed.)
         self.points = None
+        self.label_shift = 0.0  # set by the view when another edge's label would sit here
         self.set_attrs(attrs)
         self.set_geometry(source, target, bends)
 
@@ -341,14 +355,8 @@ class EdgeItem(QGraphicsItem):
             self.prepareGeometryChange()  # (a new item is in no scene yet: nothing to tell)
         ax, ay = source.xy
         bx, by = target.xy
-        sw, sh = source.half
-        tw, th = target.half
-        sx, sy = ax, ay + sh
-        ex, ey = bx, by - th
-        if ey <= sy:  # same layer or upwards: connect the sides
-            sx, sy = ax + sw, ay
-            ex, ey = bx - tw, by
-            bends = ()
+        sx, sy = _port(ax, ay, source.half, bends[0] if bends else (bx, by))
+        ex, ey = _port(bx, by, target.half, bends[-1] if bends else (ax, ay))
         # Plain floats: at 10,000 edges, building QPointF lists dominates the scene's build.
         if bends:
             self.points = [(sx, sy), *bends, (ex, ey)]
@@ -370,11 +378,22 @@ class EdgeItem(QGraphicsItem):
         return self._line
 
     def _label_xy(self) -> tuple[float, float]:
+        return self.label_anchor_unshifted()[0], self.label_anchor_unshifted()[1] + self.label_shift
+
+    def label_anchor_unshifted(self) -> tuple[float, float]:
+        """The middle of the edge, where its grad label goes unless another one is there."""
         points = self.points
         if len(points) > 2:
             return points[len(points) // 2]
         (x0, y0), (x1, y1) = points[0], points[-1]
         return (x0 + x1) / 2, (y0 + y1) / 2
+
+    def set_label_shift(self, shift: float) -> None:
+        if shift != self.label_shift:
+            if self.scene() is not None:
+                self.prepareGeometryChange()
+            self.label_shift = shift
+            self._update_bounds()
 
     def _label_anchor(self) -> QPointF:
         return QPointF(*self._label_xy())
@@ -458,7 +477,7 @@ class EdgeItem(QGraphicsItem):
             label = f"{first}{summed} = {label}"
         return label
 
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+    def boundingRect(self) -> QRectF:
         return self._bounds
 
     def paint(self, painter, option, widget=None) -> None:

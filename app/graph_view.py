@@ -8,19 +8,37 @@ changed are updated; otherwise the scene is rebuilt.
 
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
-from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal
-from PySide6.QtCore import QLineF
-from PySide6.QtGui import QColor, QImage, QPainter, QPen, QPicture, QTransform
+from PySide6.QtCore import QEvent, QLineF, QPoint, QPointF, QRectF, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QImage, QPainter, QPen, QPicture, QTransform
 from PySide6.QtWidgets import (
-    QFrame, QGraphicsItem, QGraphicsRectItem, QGraphicsScene, QGraphicsView, QHBoxLayout, QLabel,
-    QLineEdit, QToolButton, QToolTip, QVBoxLayout, QWidget,
+    QFrame,
+    QGraphicsItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QToolButton,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
 )
 
 from engine.graph.collector import collector_paused
 
 from .graph_items import (
-    DARK, LIGHT, TENSOR_SIZE, EdgeItem, GraphColours, NodeItem,
+    DARK,
+    LIGHT,
+    LOD_TEXT,
+    TENSOR_SIZE,
+    EdgeItem,
+    GraphColours,
+    NodeItem,
 )
 
 MIN_ZOOM, MAX_ZOOM = 0.0005, 4.0
@@ -29,6 +47,24 @@ MIN_ZOOM, MAX_ZOOM = 0.0005, 4.0
 FAR_ZOOM = 0.2
 FAR_MIN_NODES = 300  # below this, items painting themselves as plain boxes is fast enough
 OVERVIEW_MIN_NODES = 30  # smaller graphs fit on screen: no overview needed
+AUTO_FOLD_NODES = 40  # past this many nodes, module groups and repeated ops start folded
+AUTO_FOLD_MIN_MEMBERS = 3  # a group of fewer nodes is not worth a box
+MIN_RUN = 4  # this many of one op in a row fold into one "MulBackward0 ×n" box,
+RUN_FOLD_NODES = 150  # in a graph of more nodes than this (smaller ones wrap well enough)
+LANDMARK_POINT_SIZE = 8.0  # names drawn at a readable size when the boxes' own text is not
+MAX_LANDMARKS = 300
+# The layout's units become scene units spread by about these factors (see layout_scale):
+# the wrap aims at the view's shape in scene units.
+_SCENE_X, _SCENE_Y = (TENSOR_SIZE[0] + 24) / 150.0, (TENSOR_SIZE[1] + 36) / 80.0
+
+
+def canonical_spelling(text: str) -> str:
+    """One spelling for the many the app shows: ``model[4].weight``, ``model.4.weight`` and
+    ``Model.4.Weight`` are the same; ``d['w']`` and ``d["w"]`` read ``d.w``."""
+    t = text.strip().lower()
+    t = re.sub(r"\[\s*['\"]([^'\"]*)['\"]\s*\]", r".\1", t)
+    t = re.sub(r"\[\s*(-?\d+)\s*\]", r".\1", t)
+    return t.replace(" ", "").lstrip(".")
 
 
 def layout_scale(layout) -> tuple[float, float]:
@@ -118,11 +154,31 @@ class GraphCanvas(QGraphicsView):
         self.zoom_changed.emit(self.zoom())
         self.viewport_changed.emit()
 
-    def drawBackground(self, painter, rect) -> None:  # noqa: N802 - Qt override
+    def drawBackground(self, painter, rect) -> None:
         super().drawBackground(painter, rect)
         picture = self.far_picture
         if picture is not None:
             painter.drawPicture(0, 0, picture)
+
+    def drawForeground(self, painter, rect) -> None:
+        super().drawForeground(painter, rect)
+        owner = self.parent()
+        labels = owner.landmark_labels() if hasattr(owner, "landmark_labels") else ()
+        if not labels:
+            return
+        colours = getattr(owner, "colours", LIGHT)
+        painter.save()
+        painter.resetTransform()
+        painter.setFont(owner.landmark_font())
+        back = QColor(colours.background)
+        back.setAlpha(215)
+        for text, box in labels:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(back)
+            painter.drawRoundedRect(box, 3, 3)
+            painter.setPen(colours.text)
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
 
     def fit_all(self) -> None:
         """Show the whole graph, never blown up past 100 %."""
@@ -134,23 +190,43 @@ class GraphCanvas(QGraphicsView):
         view = self.viewport().rect()
         vw, vh = float(view.width()), float(view.height())
         w, h = max(rect.width(), 1.0), max(rect.height(), 1.0)
-        scale = max(MIN_ZOOM, min(1.0, (vw - 20) / w, (vh - 20) / h))
+        # The overview sits in the bottom-right corner: the graph goes left of it or above
+        # it, whichever leaves it bigger, so the overview never covers a node.
+        overview = getattr(owner, "overview", None)
+        areas = [QRectF(0, 0, vw, vh)]
+        if overview is not None and getattr(owner, "overview_wanted", False):
+            ow, oh = overview.width() + 16.0, overview.height() + 16.0
+            areas = [QRectF(0, 0, max(40.0, vw - ow), vh), QRectF(0, 0, vw, max(40.0, vh - oh))]
+        best = None
+        for area in areas:
+            s = max(MIN_ZOOM, min(1.0, (area.width() - 20) / w, (area.height() - 20) / h))
+            if best is None or s > best[0] + 1e-12:
+                best = (s, area)
+        scale, area = best
         self.user_moved = False
         self._fitted_size = self.viewport().size()
         self.setTransform(QTransform.fromScale(scale, scale))
-        self.centerOn(rect.center())
+        # rect's centre goes to the area's centre: the view centre is that far off in scene units.
+        shift = QPointF((vw / 2 - area.center().x()) / scale, (vh / 2 - area.center().y()) / scale)
+        target = rect.center() + shift
+        margin = QRectF(target.x() - vw / scale, target.y() - vh / scale,
+                        2 * vw / scale, 2 * vh / scale)
+        scene = self.scene()
+        if not scene.sceneRect().contains(margin):
+            scene.setSceneRect(scene.sceneRect().united(margin))
+        self.centerOn(target)
         self._painted_zoom = self.zoom()
         self.zoom_changed.emit(self.zoom())
         self.viewport_changed.emit()
 
-    def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def wheelEvent(self, event) -> None:
         steps = event.angleDelta().y() / 120.0
         if steps:
             self.user_moved = True
             self.zoom_by(1.15 ** steps)
         event.accept()
 
-    def viewportEvent(self, event) -> bool:  # noqa: N802 - Qt override
+    def viewportEvent(self, event) -> bool:
         if event.type() == QEvent.Type.Paint:
             zoom = self.zoom()
             if zoom != self._painted_zoom:
@@ -171,7 +247,7 @@ class GraphCanvas(QGraphicsView):
             return True
         return super().viewportEvent(event)
 
-    def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def mouseDoubleClickEvent(self, event) -> None:
         item = self.itemAt(event.position().toPoint())
         node_id = getattr(item, "node_id", None)
         if node_id is not None:
@@ -180,7 +256,7 @@ class GraphCanvas(QGraphicsView):
             return
         super().mouseDoubleClickEvent(event)
 
-    def contextMenuEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def contextMenuEvent(self, event) -> None:
         item = self.itemAt(event.pos())
         node_id = getattr(item, "node_id", None) or ""
         if item is not None and node_id and not item.isSelected():
@@ -192,12 +268,12 @@ class GraphCanvas(QGraphicsView):
         self.context_menu_requested.emit(node_id, event.globalPos())
         event.accept()
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def mouseMoveEvent(self, event) -> None:
         if event.buttons() & Qt.MouseButton.LeftButton:
             self.user_moved = True  # a drag pans
         super().mouseMoveEvent(event)
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         if not self.user_moved:
             # Later and once: refitting inside a resize can toggle the scroll bars, which
@@ -261,7 +337,7 @@ class GraphOverview(QWidget):
         return QPointF(self.scene_rect.left() + fx * self.scene_rect.width(),
                        self.scene_rect.top() + fy * self.scene_rect.height())
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def paintEvent(self, event) -> None:
         painter = QPainter(self)
         colours = getattr(self.canvas.parent(), "colours", LIGHT)
         painter.fillRect(self.rect(), colours.background)
@@ -283,11 +359,11 @@ class GraphOverview(QWidget):
         painter.setBrush(fill)
         painter.drawRect(frame)
 
-    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def mousePressEvent(self, event) -> None:
         self.canvas.user_moved = True
         self.canvas.centerOn(self._to_scene(event.position()))
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def mouseMoveEvent(self, event) -> None:
         if event.buttons() & Qt.MouseButton.LeftButton:
             self.canvas.centerOn(self._to_scene(event.position()))
 
@@ -332,11 +408,11 @@ class GraphLegend(QWidget):
         self._places = places
         self.setFixedHeight(int(y + self.row + 3))
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._flow(self.width())
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def paintEvent(self, event) -> None:
         c = self.colours
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -411,6 +487,16 @@ class GraphView(QWidget):
         self._layout = None  # the layout the items were placed by
         self._search_hits: list[str] = []
         self._search_index = -1
+        self._search_cache = None  # (graph, [(node id, canonical spellings)])
+        # Folding by default (issue 16): groups already decided for this document (the user's
+        # unfolding sticks), runs of one op the user opened, the wrap of the last layout.
+        self._decided_groups: set[str] = set()
+        self._opened_runs: set[str] = set()
+        self._wrap_cache = None
+        self._member_box: dict[str, str] = {}  # node inside a folded box -> the box's id
+        self._landmarks = None  # (item, text) of the nodes named at far zoom, made when needed
+        self._landmark_font = None
+        self.overview_wanted = False
         self._picked: list[str] = []  # selected node ids in the order the user picked them
         # What the user picked last, kept while those nodes are gone (a restart or a re-run shows
         # an empty graph first): they are selected again when a graph has them.
@@ -523,20 +609,70 @@ class GraphView(QWidget):
         else:
             self._zoom_changed(self.canvas.zoom())
         if not same_shape:
+            self.overview_wanted = len(self.nodes) >= OVERVIEW_MIN_NODES
+            self.overview.setVisible(self.overview_wanted)
+            self._place_overlays()
             if not self.canvas.user_moved:
                 self.canvas.fit_all()
             self._overview_timer.start()
-            self.overview.setVisible(len(self.nodes) >= OVERVIEW_MIN_NODES)
+            if self.search.text().strip():
+                self._search_changed(self.search.text())
         self._place_overlays()
 
     def _folded(self, graph, layout):
-        if not self.folded_groups:
-            return graph, layout
+        """What is drawn: ``graph`` with its folded groups and runs as boxes, and its layout
+        wrapped to the view's shape."""
         from engine.graph import fold
         from engine.graph import layout as compute_layout
+        from engine.graph.fold import fold_runs, repeated_runs, run_id
 
-        folded = fold(graph, self.folded_groups)
-        return folded, compute_layout(folded)
+        big = graph.number_of_nodes() > AUTO_FOLD_NODES
+        if big:
+            self._auto_fold(graph)
+        view_graph, view_layout = graph, layout
+        if self.folded_groups:
+            view_graph, view_layout = fold(graph, self.folded_groups), None
+        if graph.number_of_nodes() > RUN_FOLD_NODES:
+            runs = [r for r in repeated_runs(view_graph, MIN_RUN)
+                    if run_id(r[0]) not in self._opened_runs]
+            if runs:
+                view_graph, view_layout = fold_runs(view_graph, runs), None
+        if view_layout is None:
+            view_layout = compute_layout(view_graph)
+        return view_graph, self._wrapped(view_graph, view_layout)
+
+    def _auto_fold(self, graph) -> None:
+        """A big graph opens with its module groups folded (innermost, of a few nodes or more),
+        each once per document: a group the user opened stays open."""
+        sizes: dict[str, int] = {}
+        for _, group in graph.nodes(data="group"):
+            if group:
+                sizes[group] = sizes.get(group, 0) + 1
+        new = [g for g in sizes if g not in self._decided_groups]
+        if not new:
+            return
+        innermost = [g for g in new if not any(h.startswith(g + ".") for h in sizes)]
+        for g in innermost:
+            if sizes[g] >= AUTO_FOLD_MIN_MEMBERS:
+                self.folded_groups.add(g)
+        self._decided_groups.update(new)
+
+    def _wrapped(self, graph, layout):
+        """``layout`` wrapped into bands (a snake) that fill the canvas's shape (cached)."""
+        from engine.graph.wrap import wrap_layout
+
+        view = self.canvas.viewport().size()
+        if view.width() < 50 or view.height() < 50:
+            aspect = 1.3
+        else:
+            aspect = view.width() / view.height()
+        key = round(math.log(aspect * _SCENE_Y / _SCENE_X) * 4)  # steps of about 28 %
+        cache = self._wrap_cache
+        if cache is not None and cache[0] is layout and cache[1] == key:
+            return cache[2]
+        wrapped = wrap_layout(layout, math.exp(key / 4), graph)
+        self._wrap_cache = (layout, key, wrapped)
+        return wrapped
 
     def _clear(self) -> None:
         had = self._picked
@@ -553,8 +689,11 @@ class GraphView(QWidget):
         self._node_layer = self._edge_layer = None
         self._far_shapes = None
         self._layout = None
+        self._member_box = {}
+        self._landmarks = None
         self.canvas.far_picture = None
         self.overview.hide()
+        self.overview_wanted = False
 
     @staticmethod
     def _new_layer(z: float) -> QGraphicsRectItem:
@@ -649,15 +788,22 @@ class GraphView(QWidget):
         self._edge_layer = edge_layer = self._new_layer(-1)
         self._node_layer = node_layer = self._new_layer(0)
         origin = (0.0, 0.0)
+        member_box = self._member_box = {}
         for node_id, attrs in graph.nodes(data=True):
             item = NodeItem(node_id, attrs, colours, node_layer)
             item.place(*positions.get(node_id, origin))
             nodes[node_id] = item
+            members = attrs.get("members")
+            if members:
+                for member in members:
+                    member_box[member] = node_id
+        self._landmarks = None
         no_bends = ()
         for source, target, attrs in graph.edges(data=True):
             edges[(source, target)] = EdgeItem(nodes[source], nodes[target], attrs, colours,
                                                bends.get((source, target), no_bends),
                                                edge_layer)
+        _separate_labels(edges.values())
         self.scene.addItem(edge_layer)
         self.scene.addItem(node_layer)
         self._far = False
@@ -719,10 +865,10 @@ class GraphView(QWidget):
         """``node_id``, or the folded group box that stands for it."""
         if node_id is None or node_id in self.nodes:
             return node_id
-        for item in self.nodes.values():
-            if node_id in (item.attrs.get("members") or ()):
-                return item.node_id
-        return None
+        box = self._member_box.get(node_id)
+        while box is not None and box not in self.nodes:  # a run inside a folded group
+            box = self._member_box.get(box)
+        return box
 
     def group_of(self, node_id: str) -> str | None:
         """The module group a double-click on ``node_id`` folds or unfolds."""
@@ -730,7 +876,7 @@ class GraphView(QWidget):
         if item is None:
             return None
         if item.attrs.get("kind") == "group":
-            return item.attrs.get("label")
+            return item.attrs.get("fold_key") or item.attrs.get("label")
         return item.attrs.get("group")
 
     def _set_executing(self, node_id: str | None) -> None:
@@ -773,6 +919,8 @@ class GraphView(QWidget):
         return [item.node_id for item in items]
 
     def select(self, node_id: str, *, center: bool = True) -> bool:
+        if node_id not in self.nodes and node_id in self._member_box:
+            self.reveal(node_id)  # a node folded into a box: the box opens
         item = self.nodes.get(node_id)
         if item is None:
             return False
@@ -801,25 +949,72 @@ class GraphView(QWidget):
             if item is not None:
                 item.search_hit = False
                 item.update()
-        text = text.strip().lower()
+        query = canonical_spelling(text)
         self._search_hits = []
         self._search_index = -1
-        if text:
-            for node_id, item in self.nodes.items():
-                attrs = item.attrs
-                names = [attrs.get("name") or "", attrs.get("label") or "",
-                         *(attrs.get("aliases") or [])]
-                if any(text in n.lower() for n in names if n):
+        if query:
+            # Every node of the graph, folded ones too (found, they are unfolded to be shown);
+            # each by any spelling the app shows: its name, aliases, PyTorch's node name, id.
+            for node_id, spellings in self._search_entries():
+                # (An op's id spells its whole path from a named root: by id, exactly.)
+                if query == spellings[0] or any(query in s for s in spellings[1:]):
                     self._search_hits.append(node_id)
+            for node_id in self._search_hits:
+                item = self.nodes.get(self._visible_node(node_id) or "")
+                if item is not None and not item.search_hit:
                     item.search_hit = True
                     item.update()
-        self.search_status.setText(f"{len(self._search_hits)} found" if text else "")
+        self.search_status.setText(f"{len(self._search_hits)} found" if query else "")
+
+    def _search_entries(self) -> list:
+        graph = self.graph
+        if graph is None:
+            return []
+        cache = self._search_cache
+        if cache is not None and cache[0] is graph:
+            return cache[1]
+        entries = []
+        for node_id, attrs in graph.nodes(data=True):
+            names = {attrs.get("name") or "", attrs.get("label") or "",
+                     attrs.get("node_name") or "", *(attrs.get("aliases") or ())}
+            entries.append((node_id, [canonical_spelling(node_id)]
+                            + [canonical_spelling(n) for n in names if n]))
+        self._search_cache = (graph, entries)
+        return entries
+
+    def reveal(self, node_id: str) -> bool:
+        """Unfold whatever box ``node_id`` is folded into (its module groups, its run), so it
+        is drawn; True if it is."""
+        from engine.graph.fold import in_group
+
+        for _ in range(4):  # a run inside a group inside a group
+            if node_id in self.nodes or self.graph is None:
+                break
+            box = self._member_box.get(node_id)
+            while box is not None and box not in self.nodes:
+                box = self._member_box.get(box)
+            if box is None:
+                return False
+            key = self.nodes[box].attrs.get("fold_key") or ""
+            if key.startswith("run:"):
+                self._opened_runs.add(key)
+            attrs = self.graph.nodes[node_id] if node_id in self.graph else {}
+            group = attrs.get("group")
+            opened = {g for g in self.folded_groups if in_group(group, g)}
+            if key and not key.startswith("run:"):
+                opened.add(key)
+            self.folded_groups -= opened
+            for g in sorted(opened):
+                self.fold_toggled.emit(g, False)
+            self._redraw_after_fold()
+        return node_id in self.nodes
 
     def find_next(self) -> str:
         if not self._search_hits:
             return ""
         self._search_index = (self._search_index + 1) % len(self._search_hits)
         node_id = self._search_hits[self._search_index]
+        self.reveal(node_id)
         self.select(node_id)
         self.search_status.setText(f"{self._search_index + 1} of {len(self._search_hits)}")
         return node_id
@@ -836,6 +1031,14 @@ class GraphView(QWidget):
         groups = {a.get("group") for _, a in graph.nodes(data=True) if a.get("group")}
         innermost = {g for g in groups if not any(h.startswith(g + ".") for h in groups)}
         self.folded_groups = set(innermost) if folded else set()
+        self._decided_groups.update(groups)
+        if folded:
+            self._opened_runs.clear()
+        else:
+            shown = self.shown_graph
+            self._opened_runs.update(a.get("fold_key") for _, a in
+                                     (shown.nodes(data=True) if shown is not None else ())
+                                     if a.get("run"))
         self.fold_button.blockSignals(True)
         self.fold_button.setChecked(folded and bool(groups))
         self.fold_button.blockSignals(False)
@@ -844,6 +1047,11 @@ class GraphView(QWidget):
         self._redraw_after_fold()
 
     def toggle_group(self, group: str) -> None:
+        if group.startswith("run:"):  # a run of one op: opens (the Fold button folds it again)
+            self._opened_runs.add(group)
+            self._redraw_after_fold()
+            return
+        self._decided_groups.add(group)
         folded = group not in self.folded_groups
         if folded:
             self.folded_groups.add(group)
@@ -861,6 +1069,79 @@ class GraphView(QWidget):
     def _redraw_after_fold(self) -> None:
         self.show_graph(self.graph, self._source_layout, executing=self._executing_request)
 
+    # ------------------------------------------------------------------------ document state
+    def reset_view_state(self, folded=()) -> None:
+        """Forget what belonged to the last document: zoom and pan (the next graph is fitted),
+        the search text, folds (``folded``: a file's saved ones), and the drawing itself, so
+        nothing of the old graph is left behind the "No tensors yet" hint. Called where a new
+        script or file replaces the document."""
+        self.search.blockSignals(True)
+        self.search.clear()
+        self.search.blockSignals(False)
+        self._search_hits = []
+        self._search_index = -1
+        self._search_cache = None
+        self.search_status.setText("")
+        self.folded_groups = set(folded or ())
+        self._decided_groups = set(self.folded_groups)
+        self._opened_runs = set()
+        self._wrap_cache = None
+        self.fold_button.blockSignals(True)
+        self.fold_button.setChecked(False)
+        self.fold_button.blockSignals(False)
+        self._wanted = []
+        self.canvas.user_moved = False
+        self.canvas.resetTransform()
+        self.show_graph(None, None)
+
+    # ---------------------------------------------------------------------------- landmarks
+    def landmark_font(self) -> QFont:
+        if self._landmark_font is None:
+            font = QFont(self.font())
+            font.setPointSizeF(LANDMARK_POINT_SIZE)
+            font.setBold(True)
+            self._landmark_font = font
+        return self._landmark_font
+
+    def landmark_labels(self) -> list:
+        """(text, viewport rectangle) of the names drawn over the graph when its boxes are too
+        small for their own text (fit on a big graph): named tensors and folded boxes, where
+        they do not overlap one another. Empty when zoomed in enough to read the boxes."""
+        if not self.nodes or self.canvas.zoom() >= LOD_TEXT:
+            return []
+        if self._landmarks is None:
+            marks = []
+            for item in self.nodes.values():
+                attrs = item.attrs
+                kind = attrs.get("kind")
+                if kind == "group":
+                    marks.append((0, item, f"▸ {attrs.get('label')}"))
+                elif kind == "tensor" and attrs.get("name"):
+                    marks.append((1, item, attrs["name"]))
+            marks.sort(key=lambda m: m[0])
+            self._landmarks = [(item, text) for _, item, text in marks]
+        canvas = self.canvas
+        visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+        metrics = QFontMetricsF(self.landmark_font())
+        height = metrics.height() + 2
+        taken: list[QRectF] = []
+        out = []
+        for item, text in self._landmarks:
+            x, y = item.xy
+            if not visible.contains(x, y):
+                continue
+            text = metrics.elidedText(text, Qt.TextElideMode.ElideRight, 180)
+            width = metrics.horizontalAdvance(text) + 8
+            p = canvas.mapFromScene(QPointF(x, y))
+            box = QRectF(p.x() - width / 2, p.y() - height / 2, width, height)
+            if any(box.intersects(other) for other in taken):
+                continue
+            taken.append(box)
+            out.append((text, box))
+            if len(out) >= MAX_LANDMARKS:
+                break
+        return out
+
     # ------------------------------------------------------------------------------ overlays
     def _place_overlays(self) -> None:
         vp = self.canvas.viewport().geometry()
@@ -868,11 +1149,11 @@ class GraphView(QWidget):
                            vp.bottom() - self.overview.height() - 8)
         self.empty_hint.setGeometry(vp.adjusted(40, 40, -40, -40))
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._place_overlays()
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         self._place_overlays()
 
@@ -893,3 +1174,21 @@ def _same_edge_grads(old: dict, new: dict) -> bool:
         return False
     olds, news = old.get("grads") or (), new.get("grads") or ()
     return len(olds) == len(news) and all(same(a, b) for a, b in zip(olds, news))
+
+
+LABEL_ROW = 20.0  # a grad label's height, and how far apart two labels that would meet go
+
+
+def _separate_labels(edges) -> None:
+    """Edges whose grad labels would sit at one spot (parallel edges, crossings at their middles,
+    a fan-out's edges leaning the same way) get them one row apart, so no label covers another."""
+    taken: dict = {}
+    for edge in edges:
+        x, y = edge.label_anchor_unshifted()
+        (x0, _), (x1, _) = edge.points[0], edge.points[-1]
+        side = x1 < x0 - 1  # labels go on the side an edge leans to: only same-side ones meet
+        key = (round(x / 60.0), round(y / LABEL_ROW), side)
+        k = taken.get(key, 0)
+        taken[key] = k + 1
+        if k:
+            edge.set_label_shift(LABEL_ROW * (k if k % 2 else -k))

@@ -92,7 +92,7 @@ class PygmentsHighlighter(QSyntaxHighlighter):
         self._lines = lines
         self._open_string_lines = open_strings
 
-    def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt override
+    def highlightBlock(self, text: str) -> None:
         self._lex_document()
         number = self.currentBlock().blockNumber()
         if number < len(self._lines):

@@ -15,21 +15,68 @@ from . import autograd
 # RuntimeWarning for each. A per-op ``np.errstate`` costs more than a small op itself, so the
 # engine sets numpy's floating-point error policy once, on import.
 _np.seterr(all="ignore")
+from . import random
 from .autograd.anomaly import detect_anomaly, set_detect_anomaly
-from .autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .creation import (
-    Generator, arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
-    get_rng_state, initial_seed, is_tensor, linspace, logspace, manual_seed, normal, numel,
-    ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm, seed, tensor, zeros,
+    Generator,
+    arange,
+    as_tensor,
+    bernoulli,
+    default_generator,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    get_rng_state,
+    initial_seed,
+    is_tensor,
+    linspace,
+    logspace,
+    manual_seed,
+    multinomial,
+    normal,
+    numel,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randint_like,
+    randn,
+    randn_like,
+    randperm,
+    seed,
+    set_rng_state,
+    tensor,
+    zeros,
     zeros_like,
 )
-from . import random
-from .creation import (
-    bernoulli, default_generator, multinomial, randint_like, set_rng_state,
-)
 from .dtypes import (
-    bool, double, dtype, float, float16, float32, float64, half, int, int8, int16, int32, int64,
-    long, short, uint8,
+    bool,
+    double,
+    dtype,
+    float,
+    float16,
+    float32,
+    float64,
+    half,
+    int,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    short,
+    uint8,
 )
 from .ops import api as _api
 from .ops.api import allclose, equal, isclose
@@ -40,7 +87,8 @@ globals().update({_name: getattr(_api, _name) for _name in _spellings("torch.")}
 from .tensor import Size, Tensor, device
 from .tensor_format import set_printoptions
 
-FloatTensor = Tensor  # old spellings
+from .legacy_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: E402
+                           FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
 __version__ = "2.13.0+gradstep"
 
 
@@ -49,7 +97,18 @@ def is_floating_point(input) -> bool:
 
 
 def get_default_dtype():
-    return float32
+    from . import dtypes as _dtypes
+
+    return _dtypes.from_numpy_dtype(_dtypes.DEFAULT_FLOAT)
+
+
+def set_default_dtype(d) -> None:
+    """``torch.set_default_dtype``: the float dtype factories and type promotion default to."""
+    from . import dtypes as _dtypes
+
+    if not isinstance(d, _dtypes.dtype) or not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dtypes.DEFAULT_FLOAT = _dtypes.to_numpy_dtype(d)
 
 
 def _lazy(name):
@@ -71,9 +130,12 @@ def __getattr__(name):
     raise AttributeError(f"module 'torch' has no attribute '{name}'")
 
 
-from . import utils  # noqa: F401  torch.utils.data (engine/utils/), as ``import torch`` has it
-
 # devices as PyTorch's CPU-only build answers them (engine/device.py, _cuda.py, backends/)
-from . import _cuda as cuda, accelerator, backends  # noqa: E402
-from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402
-from .device import get_default_device, set_default_device  # noqa: E402
+from . import _cuda as cuda
+from . import (
+    accelerator,
+    backends,
+    utils,
+)
+from .autograd.grad_mode import is_inference_mode_enabled
+from .device import get_default_device, set_default_device

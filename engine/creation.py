@@ -7,6 +7,7 @@ import numbers
 
 import numpy as np
 
+from . import budget as _budget
 from . import dtypes as _dt
 from . import random as _random
 from .tensor import Tensor
@@ -72,15 +73,25 @@ def _infer_dtype(data) -> np.dtype:
                 walk(y)
         elif isinstance(x, Tensor):
             kinds.add(x._data.dtype.kind)
+        elif isinstance(x, np.ndarray):  # [array, array]: PyTorch reads them as sequences
+            _dt.from_numpy_dtype(x.dtype)
+            kinds.add("f" if x.dtype.kind == "f" else "b" if x.dtype.kind == "b" else "i")
         elif isinstance(x, (bool, np.bool_)):
             kinds.add("b")
         elif isinstance(x, numbers.Integral):
             kinds.add("i")
         elif isinstance(x, numbers.Real):
             kinds.add("f")
-        else:
+        elif isinstance(x, (str, bytes)):
             raise TypeError(f"new(): invalid data type '{type(x).__name__}'")
+        else:
+            raise RuntimeError(f"Could not infer dtype of {type(x).__name__}")
 
+    first = data
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if isinstance(first, str) and first is not data:  # a str is a sequence to PyTorch's sizes
+        raise ValueError("too many dimensions 'str'")
     walk(data)
     if "f" in kinds:
         return _dt.DEFAULT_FLOAT
@@ -125,12 +136,26 @@ def _array_from(data, dtype=None) -> np.ndarray:
     else:
         _check_ragged(data)
         inferred = _infer_dtype(data)
+        _budget.check_elements(_nested_size(data), itemsize=inferred.itemsize)  # [a] * 1000
         if isinstance(data, (list, tuple)):
             data = _unwrap(data)
         arr = np.array(data, dtype=inferred)
     if target is not None:
+        _budget.check_elements(arr.size, itemsize=target.itemsize)
         arr = arr.astype(target)
     return arr
+
+
+def _nested_size(data) -> int:
+    """Elements of nested lists of tensors/arrays, following each first element."""
+    n = 1
+    while isinstance(data, (list, tuple)):
+        n *= len(data)
+        if not data:
+            return 0
+        data = data[0]
+    size = getattr(data, "size", 1)
+    return n * (size() if callable(size) else int(size))
 
 
 _NUMBER_TYPES = (builtins.bool, builtins.int, builtins.float, np.bool_, np.integer, np.floating)
@@ -159,6 +184,7 @@ def _array_from_values(data, target) -> np.ndarray:
     dt = _infer_dtype(data) if target is None else target
     sizes = _torch_sizes(data)
     if 0 in sizes:  # PyTorch stores nothing into an empty tensor, so checks nothing either
+        _budget.check_shape(sizes, itemsize=dt.itemsize)
         return np.zeros(sizes, dt)
     flat: list = []
     kind = dt.kind
@@ -233,14 +259,16 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
             UserWarning,
             stacklevel=2,
         )
-    arr = np.array(_array_from(data, dtype), copy=True)
-    return _finish(arr, requires_grad)
+    arr = _array_from(data, dtype)
+    _budget.check_elements(arr.size, itemsize=arr.itemsize)  # the copy
+    return _finish(np.array(arr, copy=True), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, Tensor) and dtype is None:
         return data
     if isinstance(data, np.ndarray) and (dtype is None or _dt.to_numpy_dtype(dtype) == data.dtype):
+        _dt.from_numpy_dtype(data.dtype)  # PyTorch's TypeError for object, str... arrays
         return Tensor._wrap(data)
     return Tensor._wrap(_array_from(data, dtype))
 
@@ -270,7 +298,9 @@ def _size(size):
                 f"Trying to create tensor with negative dimension {s}: "
                 f"[{', '.join(map(str, size))}]"
             )
-    return tuple(int(s) for s in size)
+    shape = tuple(int(s) for s in size)
+    _budget.check_shape(shape)  # before any factory allocates it
+    return shape
 
 
 def _finish(arr, requires_grad) -> Tensor:
@@ -293,17 +323,32 @@ def _float_dtype(dtype):
     return _dt.DEFAULT_FLOAT if dtype is None else _dt.to_numpy_dtype(dtype)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+def _size_kw(name, size, kw):
+    """``size=`` given by keyword (``zeros(size=(2, 3))``), as PyTorch's parser takes it."""
+    if kw:
+        extra = next((k for k in kw if k != "size"), None)
+        if extra is not None:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{extra}'")
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = (tuple(kw["size"]),)
+    return size
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
+    size = _size_kw("zeros", size, kw)
     if any(isinstance(s, (int, np.integer)) and s < 0 for s in _flat_size(size)):
         raise RuntimeError("zeros: Dimension size must be non-negative.")
     return _finish(np.zeros(_size(size), dtype=_float_dtype(dtype)), requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+def ones(*size, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
+    size = _size_kw("ones", size, kw)
     return _finish(np.ones(_size(size), dtype=_float_dtype(dtype)), requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+def empty(*size, dtype=None, device=None, requires_grad=False, **kw) -> Tensor:
+    size = _size_kw("empty", size, kw)
     return zeros(*size, dtype=dtype, requires_grad=requires_grad)
 
 
@@ -316,6 +361,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _budget.check_shape((max(int(n), 0), max(int(n if m is None else m), 0)))
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
 
 
@@ -327,16 +373,30 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         raise RuntimeError("step must be nonzero")
     if dtype is None:
         dtype = _dt.DEFAULT_FLOAT if any(isinstance(v, float) for v in vals) else _dt.DEFAULT_INT
+    if _budget.guard is not None:  # the length, before numpy makes it (as doubles)
+        _budget.check_elements(_arange_length(*vals), itemsize=8)
     arr = np.arange(*vals, dtype=np.float64).astype(_dt.to_numpy_dtype(dtype))
     return _finish(arr, requires_grad)
 
 
+def _arange_length(start, end, step) -> int:
+    import math
+
+    try:
+        n = math.ceil((float(end) - float(start)) / float(step))
+    except (OverflowError, ValueError, ZeroDivisionError, TypeError):
+        return 0  # numpy raises its own error
+    return max(n, 0)
+
+
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _budget.check_elements(max(int(steps), 0), itemsize=8)
     arr = np.linspace(start, end, int(steps), dtype=np.float64).astype(_float_dtype(dtype))
     return _finish(arr, requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False) -> Tensor:
+    _budget.check_elements(max(int(steps), 0), itemsize=8)
     arr = np.logspace(start, end, int(steps), base=base).astype(_float_dtype(dtype))
     return _finish(arr, requires_grad)
 
@@ -348,6 +408,7 @@ def _empty_random(size, dtype, requires_grad, default=None, kw=None):
         size = (tuple(kw["size"]),)
     shape = _size(size)
     dt = (default or _dt.DEFAULT_FLOAT) if dtype is None else _dt.to_numpy_dtype(dtype)
+    _budget.check_shape(shape, itemsize=dt.itemsize * 2)  # the array and its draws (again)
     return np.empty(shape, dtype=dt)
 
 
@@ -395,6 +456,7 @@ def randperm(n, generator=None, dtype=None, device=None, requires_grad=False, ou
     n = int(n)
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
+    _budget.check_elements(n, itemsize=16)  # the permutation and its int64 copy
     perm = _random.randperm(_random._gen(generator), n)
     target = _dt.DEFAULT_INT if dtype is None else _dt.to_numpy_dtype(dtype)
     return _finish(perm.astype(target), requires_grad)
@@ -421,6 +483,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     shape = np.broadcast_shapes(mean._data.shape if mt else (), std._data.shape if st else ())
     dt = ref.dtype if ref.dtype.kind == "f" else _dt.DEFAULT_FLOAT
     n = int(np.prod(shape))
+    _budget.check_elements(n, itemsize=dt.itemsize * 3)
     if mt and not st:
         out_arr = _random.normal(g, n, 0.0, std, dt).reshape(shape)
     else:
@@ -433,6 +496,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 def _like(fn):
     def like(input, dtype=None, device=None, requires_grad=False, memory_format=None):
         dt = input._data.dtype if dtype is None else _dt.to_numpy_dtype(dtype)
+        _budget.check_shape(input._data.shape, itemsize=dt.itemsize)
         return _finish(fn(input._data.shape, dt), requires_grad)
 
     return like
@@ -469,6 +533,7 @@ def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_g
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
     dt = input._data.dtype if dtype is None else _dt.to_numpy_dtype(dtype)
+    _budget.check_shape(input._data.shape, itemsize=dt.itemsize)
     return _finish(np.full(input._data.shape, fill_value, dtype=dt), requires_grad)
 
 
@@ -484,7 +549,44 @@ __all__ = [n for n in dir() if not n.startswith("_") and n not in ("builtins", "
 
 
 # ``device=`` checked as PyTorch's CPU build checks it (engine/device.py)
-from .device import check_default as _check_device, checked_factories  # noqa: E402
+from .device import check_default as _check_device  # noqa: E402  (needs the factories above)
+from .device import checked_factories  # noqa: E402
+
+def result_shape(fn, args, kwargs):
+    """The shape ``randn(*args, **kwargs)`` makes (its size arguments)."""
+    return _size(_size_kw(fn.__name__, args, {"size": kwargs["size"]} if "size" in kwargs
+                          else {}))
+
+
+def _factory_out(fn):
+    """A factory's ``out=``: made in ``out``'s dtype (unless ``dtype=`` says), written into
+    ``out`` (resized to the shape, silently as PyTorch's factories do), ``out`` returned."""
+    import functools
+
+    @functools.wraps(fn)
+    def factory(*args, out=None, **kwargs):
+        if out is None:
+            return fn(*args, **kwargs)
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{fn.__name__}(): argument 'out' must be Tensor, not "
+                            f"{type(out).__name__}")
+        if kwargs.get("dtype") is None:
+            kwargs["dtype"] = out.dtype
+        from .ops.api import write_out
+
+        resized = out.shape != result_shape(fn, args, kwargs) if fn.__name__ == "randn" else False
+        write_out(fn.__name__, fn(*args, **kwargs), out, warn=False)
+        if resized:
+            out._version.value += 1  # PyTorch's randn(out=) of another shape: resize, then fill
+        return out
+
+    return factory
+
+
+for _name in ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "logspace", "rand",
+              "randn", "randint", "randperm", "normal"):
+    globals()[_name] = _factory_out(globals()[_name])
+del _name
 
 checked_factories(globals(), (
     "as_tensor", "zeros", "ones", "empty", "full", "eye", "arange", "linspace",

@@ -7,7 +7,7 @@ import builtins
 import numpy as np
 
 
-class dtype:  # noqa: N801 - PyTorch spells it in lower case
+class dtype:
     """A tensor element type; prints as PyTorch does (``torch.float32``)."""
 
     __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize",
@@ -38,7 +38,7 @@ uint8 = dtype("uint8", np.uint8, "Byte", "unsigned char")
 int16 = short = dtype("int16", np.int16, "Short", "short int")
 int32 = int = dtype("int32", np.int32, "Int", "int")
 int64 = long = dtype("int64", np.int64, "Long", "long int")
-bool = dtype("bool", np.bool_, "Bool", "bool")  # noqa: A001 - torch.bool
+bool = dtype("bool", np.bool_, "Bool", "bool")
 
 ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool)
 _FROM_NP = {d.np: d for d in ALL}
@@ -75,9 +75,9 @@ def from_numpy_dtype(np_dtype) -> dtype:
         return _FROM_NP[np.dtype(np_dtype)]
     except KeyError:
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported "
-            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
-            "int8, uint8, and bool."
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The "
+            "only supported types are: float64, float32, float16, complex64, complex128, int64, "
+            "int32, int16, int8, uint64, uint32, uint16, uint8, and bool."
         ) from None
 
 

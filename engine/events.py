@@ -7,8 +7,9 @@ cost is one attribute read per event site. Listeners are plain callables ``fn(ev
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 # The kinds of event the engine emits.
 OP_RECORDED = "op_recorded"  # payload: node, output tensor

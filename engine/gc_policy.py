@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gc
 
+
 def settle_after_imports() -> None:
     """Collect once, then freeze everything alive now.
 

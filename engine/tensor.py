@@ -7,8 +7,8 @@ import weakref
 
 import numpy as np
 
+from . import budget as _budget
 from . import dtypes as _dt
-from .autograd.grad_mode import state as _grad_state
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .autograd.version import VersionCounter
 
@@ -71,11 +71,15 @@ class Tensor(metaclass=_TensorMeta):
         # ``torch.Tensor(2, 3)`` is an uninitialised 2x3 float tensor; ``torch.Tensor([1, 2])`` copies.
         if args or isinstance(data, int):
             shape = (data, *args) if data is not None else args
+            _budget.check_shape(shape)
             array = np.zeros(shape, dtype=np.float32)
         elif data is None:
             array = np.zeros((0,), dtype=np.float32)
         else:
-            array = np.array(data._data if isinstance(data, Tensor) else data, dtype=np.float32)
+            from .creation import _array_from  # PyTorch's dtype checks (no str, no objects)
+
+            array = np.array(data._data if isinstance(data, Tensor) else _array_from(data),
+                             dtype=np.float32)
         self._init(array)
         if requires_grad:
             self.requires_grad_(True)
@@ -166,7 +170,8 @@ class Tensor(metaclass=_TensorMeta):
     def grad(self, value) -> None:
         if value is not None:
             if not isinstance(value, Tensor):
-                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}")
+                raise TypeError("assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {_type_name(value)}")
             if value.shape != self.shape:
                 raise RuntimeError(
                     f"attempting to assign a gradient of size '[{', '.join(map(str, value.shape))}]'"
@@ -256,7 +261,11 @@ class Tensor(metaclass=_TensorMeta):
 
     @data.setter
     def data(self, value: "Tensor") -> None:
-        self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
+        # PyTorch's ``set_data``: a Tensor only (no array, list or string). Views taken before
+        # keep the old array (their memory), as PyTorch's keep the old storage.
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {_type_name(value)}")
+        self._data = value._data
 
     # -- shape and dtype ---------------------------------------------------------------------------
     @property
@@ -314,6 +323,8 @@ class Tensor(metaclass=_TensorMeta):
         return self._data.reshape(()).item()
 
     def tolist(self):
+        if _budget.guard is not None:  # a Python object per element
+            _budget.check_list(self._data.size)
         return self._data.tolist()
 
     def numpy(self, force: bool = False) -> np.ndarray:
@@ -340,7 +351,7 @@ class Tensor(metaclass=_TensorMeta):
     def __bool__(self) -> bool:
         if self._data.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with more than one value is ambiguous"
+                "Boolean value of Tensor with more than one value is ambiguous"
             )
         return bool(self._data.reshape(()))
 
@@ -361,6 +372,8 @@ class Tensor(metaclass=_TensorMeta):
     def __repr__(self) -> str:
         from .tensor_format import tensor_repr
 
+        if _budget.guard is not None and self._data.size > 1000:
+            _check_printout(self._data)
         return tensor_repr(self)
 
     __str__ = __repr__
@@ -382,6 +395,27 @@ class Tensor(metaclass=_TensorMeta):
             t._grad = Tensor._wrap(self._grad._data.copy())
         memo[id(self)] = t
         return t
+
+
+def _type_name(value) -> str:
+    """A type's name as PyTorch's messages give it (``str``, ``numpy.ndarray``)."""
+    cls = type(value)
+    module = cls.__module__
+    return cls.__qualname__ if module == "builtins" else f"{module}.{cls.__qualname__}"
+
+
+def _check_printout(array) -> None:
+    """The characters printing ``array`` would write (at least 3 per element printed), under the
+    allocation budget: a summarized printout shows ``2 * edgeitems`` per dimension."""
+    from . import tensor_format
+
+    if array.size > tensor_format.THRESHOLD:
+        shown = 1
+        for d in array.shape:
+            shown *= min(d, 2 * tensor_format.EDGEITEMS)
+    else:
+        shown = array.size
+    _budget.check_text(3 * shown)
 
 
 _STATE_SLOTS = tuple(name for name in Tensor.__slots__ if name != "__weakref__")

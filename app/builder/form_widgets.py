@@ -9,13 +9,21 @@ others. Tests read ``error(key)``: exactly the text the user reads.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import (
-    QApplication, QComboBox, QDialog, QDialogButtonBox, QFormLayout, QFrame, QLabel, QSizePolicy,
-    QVBoxLayout, QWidget,
+    QApplication,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QFrame,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
 )
 
 from engine.builder.edits import BuildError
@@ -70,7 +78,7 @@ class ErrorLabel(QLabel):
             self._colour = colour
             self.setStyleSheet(f"QLabel#buildError {{ color: {colour}; }}")
 
-    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() in (event.Type.PaletteChange, event.Type.ApplicationPaletteChange,
                             event.Type.StyleChange):
@@ -261,7 +269,7 @@ class FormDialog(QDialog):
         layout.addWidget(self.buttons)
         self.setMinimumWidth(460)
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         # Typing starts in the first field (its suggestion selected, so typing replaces it):
         # never on the default button, where a space would write the line unasked.
@@ -289,7 +297,7 @@ class FormDialog(QDialog):
         """Re-check every field: reasons under the bad ones, OK only when none is refused."""
         try:
             errors = dict(self.errors())
-        except Exception as exc:  # noqa: BLE001 - a check that breaks must not take the form down
+        except Exception as exc:
             errors = {"": f"{type(exc).__name__}: {exc}"}
         self.fields.set_errors(errors)
         self.ok_button.setEnabled(not errors)
@@ -297,7 +305,7 @@ class FormDialog(QDialog):
         if not errors:
             try:
                 text = self.preview_text()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self.fields.set_errors({"": str(exc)})
                 self.ok_button.setEnabled(False)
         self.preview.setText(text or "(fix the fields marked in red)")

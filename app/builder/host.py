@@ -52,7 +52,7 @@ class BuilderWindow(Protocol):
     def show_in_inspector(self, node_id: str) -> None:
         """Show a graph node in the inspector."""
 
-    def splitDockWidget(self, first, second, orientation) -> None:  # noqa: N802 - Qt's name
+    def splitDockWidget(self, first, second, orientation) -> None:
         ...
 
 
@@ -288,9 +288,6 @@ class BuilderHost(QObject):
     def context_menu(self, node_id: str, global_pos) -> QMenu | None:
         """The graph's right-click menu: the tensor's actions, each writing its line."""
         window = self.window
-        graph = window.graph_view.shown_graph
-        attrs = graph.nodes[node_id] if node_id and graph is not None and node_id in graph \
-            else {}
         menu = QMenu(window)
         menu.setObjectName("graphContextMenu")
         menu.setToolTipsVisible(True)

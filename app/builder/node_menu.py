@@ -8,12 +8,13 @@ own error.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtWidgets import QMenu
 
 from engine.builder.edits import BuildError, CodeEdit
 from engine.builder.node_actions import apply_node_action, node_actions
+
 
 def fill_node_menu(menu: QMenu, workspace, tensor_name: str, source: str,
                    on_edit: Callable[[CodeEdit], None]) -> None:

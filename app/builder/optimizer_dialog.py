@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QLineEdit, QListWidget, QListWidgetItem, QWidget,
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QWidget,
 )
 
 from engine.builder import scaffolds as sc

@@ -14,9 +14,24 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QPalette
 from PySide6.QtWidgets import (
-    QAbstractItemView, QCheckBox, QComboBox, QFrame, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-    QListWidgetItem, QPushButton, QScrollArea, QSizePolicy, QSplitter, QToolButton, QTreeWidget,
-    QTreeWidgetItem, QVBoxLayout, QWidget,
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSplitter,
+    QToolButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
 )
 
 from engine.builder import catalog
@@ -471,7 +486,7 @@ class BuildPanel(QWidget):
         operands = ["a", "b", "c"][: max(op.arity, 1)]
         try:
             return op_expression(op, operands, {}, self.source)[0]
-        except Exception:  # noqa: BLE001 - a template this panel cannot render: show its title
+        except Exception:
             return op.title
 
     def _fill_list(self) -> None:
@@ -667,7 +682,7 @@ class BuildPanel(QWidget):
             return check_op(op, operands, params or {}, self.workspace)
         except BuildError as exc:
             return Verdict(False, exc.message, None, None, None, None)
-        except Exception as exc:  # noqa: BLE001 - never let a dry run take the panel down
+        except Exception as exc:
             return Verdict(False, f"{type(exc).__name__}: {exc}", None, None, None, None)
 
     def _update(self) -> None:
@@ -716,12 +731,12 @@ class BuildPanel(QWidget):
         wanted = self.op_tree.sizeHintForColumn(0) + 12
         self.op_tree.setColumnWidth(0, max(120, min(wanted, self.op_tree.viewport().width() // 2)))
 
-    def changeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def changeEvent(self, event) -> None:
         super().changeEvent(event)
         if event.type() == event.Type.PaletteChange and hasattr(self, "_op_items"):
             self._update()  # the greys of refused ops follow the theme
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
         self._size_columns()
 
@@ -785,7 +800,7 @@ class BuildPanel(QWidget):
                 text, _imports = op_expression(op, self._checked_operands(), params, self.source,
                                               self.workspace.taken)
                 line = f"{name} = {text}"
-            except (BuildError, Exception):  # noqa: BLE001
+            except (BuildError, Exception):
                 line = ""
         self.preview.setText(line or "(nothing to write yet: see the reason in red)")
         self.preview.setEnabled(bool(line))
@@ -810,7 +825,7 @@ class BuildPanel(QWidget):
                 haystack = " ".join((op.title, op.group, *op.keywords)).lower()
                 if all(w in haystack for w in words):
                     ids.add(op.id)
-        for group, parent in self._group_items.items():
+        for parent in self._group_items.values():
             shown = 0
             for i in range(parent.childCount()):
                 child = parent.child(i)

@@ -16,7 +16,7 @@ def is_anomaly_enabled() -> bool:
     return state.anomaly
 
 
-class set_detect_anomaly:  # noqa: N801 - PyTorch's name
+class set_detect_anomaly:
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
         global first_forward
         self._prev = state.anomaly
@@ -31,7 +31,7 @@ class set_detect_anomaly:  # noqa: N801 - PyTorch's name
         return False
 
 
-class detect_anomaly(set_detect_anomaly):  # noqa: N801
+class detect_anomaly(set_detect_anomaly):
     def __init__(self, check_nan: bool = True) -> None:
         self._check_nan = check_nan
         self._prev = state.anomaly

@@ -117,10 +117,11 @@ def apply_inplace(op, self, other=None, **params):
             if other is None:
                 saved = saved[:1]  # one argument: the rule's parameters follow ``x`` directly
         next_functions = (edge(self),)
-        if other is not None:
+        edged = other is not None and (op.inputs is None or 1 in op.inputs)  # x.fmod_(0.3): none
+        if edged:
             next_functions += (edge(other_t) if other_t is not None else (None, 0),)
         meta = tuple((a.shape, a.dtype) for a in cast)
-        meta = (( self._data.shape, self._data.dtype),) + meta[1:]
+        meta = (( self._data.shape, self._data.dtype),) + (meta[1:] if edged else ())
         node = Node(op, params, next_functions, meta, saved, None, None)
     np.copyto(self._data, out, casting="unsafe")
     self._version.value += 1

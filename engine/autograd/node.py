@@ -355,6 +355,50 @@ class UnbindNode(Node):
         return [out if out._data.dtype == dtype else api.to(out, dtype)]
 
 
+class SplitNode(Node):
+    """PyTorch's SplitBackward0 / SplitWithSizesBackward0: one node for all the outputs of
+    ``split`` / ``chunk`` (output k the k-th piece along ``dim``, of ``sizes[k]``). Its gradient
+    is the outputs' gradients concatenated along ``dim``, zeros for the outputs none reached."""
+
+    __slots__ = ()
+
+    def _pieces(self, grads, zeros):
+        dim, sizes = self.params["dim"], self.params["sizes"]
+        shape = self.input_meta[0][0]
+        parts = []
+        for g, n in zip(grads, sizes):
+            if g is None:
+                g = zeros(shape[:dim] + (n,) + shape[dim + 1:])
+            parts.append(g)
+        return parts
+
+    def apply(self, grads):
+        if self.next_functions[0][0] is None:
+            return [None]
+        ref = next((g for g in grads if g is not None), None)
+        if ref is None:
+            return [None]
+        dtype = self.input_meta[0][1]
+        parts = self._pieces(grads, lambda s: np.zeros_like(ref, shape=s))
+        out = np.concatenate(parts, axis=self.params["dim"])
+        return [out if out.dtype == dtype else out.astype(dtype)]
+
+    def apply_traced(self, grads):
+        """``apply`` on Tensors that record their graph (``create_graph=True``)."""
+        from ..ops import api
+
+        if self.next_functions[0][0] is None:
+            return [None]
+        ref = next((g for g in grads if g is not None), None)
+        if ref is None:
+            return [None]
+        parts = self._pieces(grads, lambda s: ref.__class__._wrap(np.zeros_like(ref._data,
+                                                                                  shape=s)))
+        out = api.cat(parts, self.params["dim"])
+        dtype = self.input_meta[0][1]
+        return [out if out._data.dtype == dtype else api.to(out, dtype)]
+
+
 class AccumulateGrad:
     """The node behind a leaf that requires grad: it adds incoming gradients into ``leaf.grad``."""
 

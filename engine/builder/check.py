@@ -208,7 +208,8 @@ def _zeros_like_layout(info) -> np.ndarray:
 
     The layout matters: ``x.t().view(6)`` fails.
     """
-    if info.strides is None or not info.shape or 0 in info.shape:
+    if info.strides is None or not info.shape or 0 in info.shape or any(
+            s < 0 for s in info.strides):  # the span below covers non-negative strides only
         return np.zeros(info.shape, dtype=info.dtype)
     span = 1 + sum((n - 1) * s for n, s in zip(info.shape, info.strides))
     base = np.zeros(span, dtype=info.dtype)

@@ -12,8 +12,9 @@ from .dot import to_dot
 from .fold import fold
 from .layout import DUMMY_WIDTH, LAYER_SPACING, NODE_GAP, NODE_HEIGHT, NODE_WIDTH, Layout, layout
 from .model import build_graph
+from .wrap import wrap_layout
 
 __all__ = [
-    "build_graph", "layout", "Layout", "fold", "to_dot",
+    "build_graph", "layout", "Layout", "fold", "to_dot", "wrap_layout",
     "NODE_WIDTH", "NODE_HEIGHT", "LAYER_SPACING", "NODE_GAP", "DUMMY_WIDTH",
 ]

@@ -35,7 +35,8 @@ _WEIGHT_MIXED = 2.0
 _WEIGHT_DUMMY = 8.0
 
 
-def assign_x(layer, pos, seg_src, seg_dst, chain, box_width, gap, rounds: int = ROUNDS):
+def assign_x(layer, pos, seg_src, seg_dst, chain, box_width, gap, rounds: int = ROUNDS,
+             depth=None):
     """x of every node's centre.
 
     Parameters
@@ -50,6 +51,9 @@ def assign_x(layer, pos, seg_src, seg_dst, chain, box_width, gap, rounds: int = 
         Width of each node's box (dummies are thin).
     gap : float
         Least horizontal space between two boxes.
+    depth : ndarray, optional
+        Each node's longest path from a source: a node aligns with its deepest upper
+        neighbour (the main path), not with a parameter's short branch.
     """
     n = len(layer)
     if n == 0:
@@ -65,7 +69,7 @@ def assign_x(layer, pos, seg_src, seg_dst, chain, box_width, gap, rounds: int = 
     x = np.empty(n)
     x[seq] = packed - layer_extent[lay] / 2  # every layer centred on 0 to begin with
 
-    block = align_blocks(n, pos, seg_src, seg_dst, layer, inner=chain >= 0)
+    block = align_blocks(n, pos, seg_src, seg_dst, layer, inner=chain >= 0, depth=depth)
     in_block = np.bincount(block, minlength=n)
     # Tiers: single nodes, blocks of 2, of 3 or more, and (first placed) long edges' blocks.
     has_dummy = np.zeros(n, dtype=bool)
@@ -130,7 +134,7 @@ def _straighten(x, block, in_block, seq, lay, w, gap):
     return np.where(undo[block], x, moved_x)
 
 
-def align_blocks(n, pos, seg_src, seg_dst, layer, inner=None) -> np.ndarray:
+def align_blocks(n, pos, seg_src, seg_dst, layer, inner=None, depth=None) -> np.ndarray:
     """Vertical alignment: each node's block, named by its top node.
 
     As in Brandes and Koepf: a node aligns with its median upper neighbour, that neighbour with
@@ -144,16 +148,24 @@ def align_blocks(n, pos, seg_src, seg_dst, layer, inner=None) -> np.ndarray:
     if len(seg_src) == 0:
         return block
     # Median upper neighbour of each lower node: sort segments by (lower, upper position).
-    order = np.lexsort((pos[seg_src], seg_dst))
-    up = seg_src[order]
     degree = np.bincount(seg_dst, minlength=n)
     start = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(degree, out=start[1:])
     has = np.flatnonzero(degree > 0)
-    median = up[start[has] + (degree[has] - 1) // 2]
-    # Of the lower nodes that chose one upper node, it keeps the one nearest its median position.
+    if depth is None:
+        order = np.lexsort((pos[seg_src], seg_dst))
+        median = seg_src[order][start[has] + (degree[has] - 1) // 2]
+    else:
+        # The deepest upper neighbour (leftmost of equals) instead of the median one: a chain
+        # fed by short side branches (weights, biases) then stays one straight line.
+        order = np.lexsort((pos[seg_src], -depth[seg_src], seg_dst))
+        median = seg_src[order][start[has]]
+    # Of the lower nodes that chose one upper node, it keeps one that goes on (a dead end, like
+    # a named intermediate hanging off a chain, would bend the chain at every step: a staircase),
+    # then the one nearest its median position.
+    dead_end = np.bincount(seg_src, minlength=n)[has] == 0
     choice = np.lexsort((np.abs(pos[has] - _lower_median_pos(n, pos, seg_src, seg_dst)[median]),
-                         median))
+                         dead_end, median))
     cand_low, cand_up = has[choice], median[choice]
     first = np.concatenate(([True], cand_up[1:] != cand_up[:-1]))
     cand_low, cand_up = cand_low[first], cand_up[first]

@@ -62,7 +62,7 @@ def _fold_all(graph: nx.DiGraph, groups: set) -> nx.DiGraph:
             name = first[node_id]
             parent = name.rsplit(".", 1)[0] if "." in name else None
             out.add_node(group_id(name), kind="group", label=name, group=parent,
-                         members=members[name])
+                         members=members[name], fold_key=name)
     for u, v, attrs in graph.edges(data=True):
         a = owner_of.get(u, u)
         b = owner_of.get(v, v)
@@ -78,4 +78,83 @@ def _fold_all(graph: nx.DiGraph, groups: set) -> nx.DiGraph:
         edge["count"] += attrs.get("count", 1)
         edge["folded"].append((u, v))
         edge["grads"].extend(attrs.get("grads", [attrs.get("grad")]))
+    return out
+
+
+def run_id(first: str) -> str:
+    """The id of the node that stands for a folded run starting at node ``first``."""
+    return f"run:{first}"
+
+
+def repeated_runs(graph: nx.DiGraph, min_length: int = 4) -> list[list]:
+    """Chains of one op repeated: ``x = x * 1.001`` two thousand times is one run of 2,000
+    ``MulBackward0``. A run is a path of function nodes with the same label and group, each
+    fed only by the one before it and feeding only the one after it; runs shorter than
+    ``min_length`` are left out. In creation order, each run from its first op."""
+    nodes = graph.nodes
+    succ, pred = graph._succ, graph._pred
+
+    def key(node_id):
+        attrs = nodes[node_id]
+        if attrs.get("kind") != "function":
+            return None
+        return attrs.get("label"), attrs.get("group")
+
+    runs, seen = [], set()
+    for node_id in graph.nodes:
+        if node_id in seen:
+            continue
+        k = key(node_id)
+        if k is None:
+            continue
+        # Start only where the previous node does not continue the run.
+        before = pred[node_id]
+        if len(before) == 1:
+            (p,) = before
+            if len(succ[p]) == 1 and key(p) == k:
+                continue
+        run = [node_id]
+        current = node_id
+        while len(succ[current]) == 1:
+            (nxt,) = succ[current]
+            if len(pred[nxt]) != 1 or key(nxt) != k or nxt in seen:
+                break
+            run.append(nxt)
+            current = nxt
+        seen.update(run)
+        if len(run) >= min_length:
+            runs.append(run)
+    return runs
+
+
+def fold_runs(graph: nx.DiGraph, runs) -> nx.DiGraph:
+    """A copy of ``graph`` with each run (a list of node ids, from :func:`repeated_runs`)
+    replaced by one ``kind="group"`` node ``run:<first>`` labelled ``MulBackward0 ×2000``, with
+    ``members``, ``fold_key`` (its id) and ``executed`` if any member ran."""
+    owner_of = {}
+    first = {}
+    for run in runs:
+        rid = run_id(run[0])
+        first[run[0]] = run
+        for node_id in run:
+            owner_of[node_id] = rid
+    out = nx.DiGraph(**graph.graph)
+    for node_id, attrs in graph.nodes(data=True):
+        if node_id not in owner_of:
+            out.add_node(node_id, **attrs)
+        elif node_id in first:
+            run = first[node_id]
+            member_attrs = [graph.nodes[m] for m in run]
+            out.add_node(run_id(node_id), kind="group", label=f"{attrs.get('label')} ×{len(run)}",
+                         group=attrs.get("group"), members=list(run), fold_key=run_id(node_id),
+                         run=True, executed=any(a.get("executed") for a in member_attrs))
+    for u, v, attrs in graph.edges(data=True):
+        a = owner_of.get(u, u)
+        b = owner_of.get(v, v)
+        if a == b:
+            continue
+        if a == u and b == v:
+            out.add_edge(u, v, **attrs)
+            continue
+        out.add_edge(a, b, **attrs, folded=[(u, v)])
     return out

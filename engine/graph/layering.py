@@ -46,8 +46,13 @@ def topological_order(n: int, src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     return np.asarray(order, dtype=np.int64)
 
 
-def assign_layers(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def assign_layers(n: int, src: np.ndarray, dst: np.ndarray,
+                  depth_out: list | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The layer of every node, and which edges had to be reversed to break cycles.
+
+    ``depth_out``, a list, receives every node's depth: the longest path to it from a source
+    (its layer before nodes move down to their consumers). The main path of a model is deep;
+    a parameter's ``AccumulateGrad`` and ``TBackward0`` are not.
 
     Returns
     -------
@@ -69,6 +74,8 @@ def assign_layers(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray,
         for u in inputs[v]:
             if layer[u] >= layer[v]:
                 layer[v] = layer[u] + 1
+    if depth_out is not None:
+        depth_out.extend(layer)
     # Then, from the bottom up, a node that feeds at least as many edges as it reads moves down
     # to just above its first consumer: that shortens (or keeps) the total edge length. This is
     # what puts a leaf and its AccumulateGrad right above the op that uses them.

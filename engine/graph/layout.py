@@ -52,6 +52,8 @@ class Layout:
         a node of ``model.fc1`` also counts for ``model``).
     size : tuple
         (width, height) of the whole drawing.
+    bands : int
+        1, or the number of bands :func:`engine.graph.wrap.wrap_layout` cut the layers into.
     """
 
     positions: dict
@@ -63,6 +65,8 @@ class Layout:
     groups: dict
     size: tuple
     node_size: tuple = (NODE_WIDTH, NODE_HEIGHT)
+    bands: int = 1
+    """How many side-by-side bands the layers are wrapped into (:func:`.wrap.wrap_layout`)."""
     signature: tuple = field(default=(), repr=False, compare=False)
 
 
@@ -104,8 +108,10 @@ def _layout(graph: nx.DiGraph, signature: tuple) -> Layout:
     dst = np.fromiter((index[v] for _, v in edge_list), dtype=np.int64, count=len(edge_list))
     n = len(ids)
 
-    layer, reversed_edges = assign_layers(n, src, dst)
+    depth_list: list = []
+    layer, reversed_edges = assign_layers(n, src, dst, depth_list)
     proper = make_proper(n, layer, src, dst, reversed_edges)
+    depth = _depths(proper, np.asarray(depth_list, dtype=np.int64))
     # Creation order is the start: it is already good for autograd graphs, and a graph growing
     # statement by statement keeps its old nodes' order, so the picture stays put. (Starting
     # from the previous picture instead was tried: it kept more crossings and moved more x.)
@@ -117,7 +123,7 @@ def _layout(graph: nx.DiGraph, signature: tuple) -> Layout:
     box_width = np.full(proper.n, DUMMY_WIDTH)
     box_width[:n] = NODE_WIDTH
     x = assign_x(proper.layer, ordering.pos, proper.seg_src, proper.seg_dst, proper.chain,
-                 box_width, NODE_GAP)
+                 box_width, NODE_GAP, depth=depth)
     if proper.n:
         x = x - (x - box_width / 2).min()  # the drawing starts at x = 0
     y = proper.layer * LAYER_SPACING + NODE_HEIGHT / 2
@@ -135,6 +141,17 @@ def _layout(graph: nx.DiGraph, signature: tuple) -> Layout:
         size=_size(x, y, box_width),
         signature=signature,
     )
+
+
+def _depths(proper: ProperGraph, real_depth: np.ndarray) -> np.ndarray:
+    """Depth (longest path from a source) of every node; a dummy counts from its edge's top."""
+    n = proper.n_real
+    depth = np.empty(proper.n, dtype=np.int64)
+    depth[:n] = real_depth
+    if proper.n > n:
+        upper = proper.upper[proper.chain[n:]]
+        depth[n:] = real_depth[upper] + proper.layer[n:] - proper.layer[upper]
+    return depth
 
 
 def _start_key(proper: ProperGraph, real_key: np.ndarray) -> np.ndarray:

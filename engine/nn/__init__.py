@@ -3,7 +3,16 @@ engine's tensors. ``functional``, ``init`` and ``utils`` are submodules as in Py
 
 from . import functional, init, utils
 from .activation import (
-    ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh,
+    ELU,
+    GELU,
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
 )
 from .container import ModuleList, Sequential
 from .conv import Conv1d, Conv2d

@@ -158,6 +158,10 @@ def flatten(input, start_dim: int = 0, end_dim: int = -1):
     return api.flatten(input, start_dim, end_dim)
 
 
+def one_hot(tensor, num_classes: int = -1):
+    return api.one_hot(tensor, num_classes)
+
+
 # -- losses ----------------------------------------------------------------------------------------
 
 def _warn_size(input, target, stacklevel=3) -> None:

@@ -129,6 +129,13 @@ def constant_(tensor, val: float):
     return _write(tensor, np.full(tensor.shape, val))
 
 
+def eye_(tensor):
+    """Fill a 2-D tensor with the identity (ones on the diagonal, zeros elsewhere)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _write(tensor, np.eye(*tensor.shape))
+
+
 def ones_(tensor):
     """Fill with ones."""
     return constant_(tensor, 1.0)

@@ -65,6 +65,115 @@ def _shape_arg(args):
     return tuple(int(s) for s in args)
 
 
+def _numpy_kw(fn):
+    """``fn`` also taking numpy's ``axis=`` for ``dim=`` and ``keepdims=`` for ``keepdim=``, as
+    PyTorch's argument parser does for every native function with those parameters."""
+    import functools
+    import inspect
+
+    params = inspect.signature(fn).parameters
+    has_dim, has_keepdim = "dim" in params, "keepdim" in params
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kw):
+        if kw:
+            if has_dim and "axis" in kw and "axis" not in params:
+                if "dim" in kw:
+                    raise TypeError(f"{fn.__name__}() got an unexpected keyword argument 'axis'")
+                kw["dim"] = kw.pop("axis")
+            if has_keepdim and "keepdims" in kw:
+                if "keepdim" in kw:
+                    raise TypeError(
+                        f"{fn.__name__}() got an unexpected keyword argument 'keepdims'")
+                kw["keepdim"] = kw.pop("keepdims")
+        return fn(*args, **kw)
+
+    return wrapper
+
+
+# -- out= ------------------------------------------------------------------------------------------
+
+def _can_cast(src, dst) -> bool:
+    """PyTorch's ``canCast``: no floating -> integral, no non-bool -> bool."""
+    if src.kind == "f" and dst.kind in "iub":
+        return False
+    return not (src.kind != "b" and dst.kind == "b")
+
+
+def _requires_grad_in(args) -> bool:
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            if _requires_grad_in(a):
+                return True
+        elif isinstance(a, _T) and a._requires_grad:
+            return True
+    return False
+
+
+def write_out(name, result, out, *, exact=None, warn=True):
+    """``out=``: ``result`` written into ``out`` (resized to its shape, with PyTorch's warning when
+    ``out`` had elements), ``out``'s version bumped; ``out`` returned."""
+    import warnings
+
+    if not isinstance(out, _T):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    src, dst = result._data.dtype, out._data.dtype
+    if exact == "dot" and src != dst:
+        raise RuntimeError(f"result dtype {_scalar_type_name(dst)} does not match input dtype "
+                           f"{_scalar_type_name(src)}")
+    if exact == "mm" and src != dst:
+        raise RuntimeError(f"Expected out tensor to have dtype {_c_type_name(src)}, but got "
+                           f"{_c_type_name(dst)} instead")
+    if exact != "sum" and not _can_cast(src, dst):  # sum casts into any out
+        if exact == "cat":
+            raise TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                            f"{_scalar_type_name(dst)}")
+        raise RuntimeError(f"result type {_scalar_type_name(src)} can't be cast to the desired "
+                           f"output type {_scalar_type_name(dst)}")
+    if out._data.shape == result._data.shape:
+        out._data[...] = result._data
+    else:
+        if warn and out._data.size:
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"[{', '.join(map(str, out._data.shape))}], which does not match the required "
+                f"output shape [{', '.join(map(str, result._data.shape))}]. This behavior is "
+                "deprecated, and in a future PyTorch release outputs will not be resized unless "
+                "they have zero elements. You can explicitly reuse an out tensor t by resizing "
+                "it, inplace, to zero elements with t.resize_(0).", UserWarning, stacklevel=3)
+        out._data = result._data.astype(dst, copy=True)
+    out._version.value += 1
+    return out
+
+
+def _out_call(name, fn, args, kw, out, exact=None):
+    """``fn(*args, **kw)`` written into ``out``: PyTorch refuses it when a gradient would be
+    needed (an input or ``out`` requires grad, grad mode on)."""
+    if grad_state.enabled and (_requires_grad_in(args) or _requires_grad_in(kw.values())
+                               or (isinstance(out, _T) and out._requires_grad)):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.")
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        result = fn(*args, **kw)
+    return write_out(name, result, out, exact=exact)
+
+
+def _out_kw(fn, exact=None):
+    """``fn`` also taking ``out=`` (the functions of ``torch``, not the methods)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, out=None, **kw):
+        if out is None:
+            return fn(*args, **kw)
+        return _out_call(fn.__name__, fn, args, kw, out, exact)
+
+    return wrapper
+
+
 # -- arithmetic ------------------------------------------------------------------------------------
 
 def _check_broadcast(a, b):
@@ -173,14 +282,18 @@ def _promoted_for(input, *scalars):
 # -- the functions made from the rows (``make=`` in the op table) ---------------------------------
 
 def _unary(op):
-    def fn(input):
+    def fn(input, *, out=None):
+        if out is not None:
+            return _out_call(fn.__name__, fn, (input,), {}, out)
         return apply(op, input)
 
     return fn
 
 
 def _binary(op):
-    def fn(input, other):
+    def fn(input, other, *, out=None):
+        if out is not None:
+            return _out_call(fn.__name__, fn, (input, other), {}, out)
         return apply(op, _as_tensor_arg(input), _as_tensor_arg(other))
 
     return fn
@@ -1066,6 +1179,8 @@ def _to_numpy_index(i):
         return tuple(_to_numpy_index(j) for j in i)
     if isinstance(i, list):
         return np.asarray([j._data if isinstance(j, _T) else j for j in i])
+    if isinstance(i, range):  # ``x[range(n), y]``: a LongTensor index, as PyTorch reads it
+        return np.asarray(i, dtype=np.int64)
     return i
 
 
@@ -1081,7 +1196,7 @@ def _dims_used(i) -> int:
     """How many of the indexed tensor's dimensions one index element consumes."""
     if i is None or i is Ellipsis:
         return 0
-    if isinstance(i, (_T, np.ndarray, list)) and not _is_int_index(i):
+    if isinstance(i, (_T, np.ndarray, list, range)) and not _is_int_index(i):
         arr = _to_numpy_index(i)
         return arr.ndim if arr.dtype == np.bool_ else 1
     return 1
@@ -1340,7 +1455,10 @@ def any(input, dim=None, keepdim=False):
 def _new(self, shape, fill, dtype, requires_grad):
     from ..dtypes import to_numpy_dtype
 
+    from ..budget import check_shape
+
     dt = self._data.dtype if dtype is None else to_numpy_dtype(dtype)
+    check_shape(shape, itemsize=dt.itemsize)  # the allocation budget (engine/budget.py)
     data = np.empty(shape, dt) if fill is None else np.full(shape, fill, dt)
     out = _T._wrap(data)
     if requires_grad:
@@ -1638,13 +1756,293 @@ def trace(input):
 
 # -- installing methods and operators on Tensor ----------------------------------------------------
 
+# -- issue 14: topk/sort/argsort/kthvalue/median, split/chunk, roll, diag, outer, one_hot ---------
+
+class _Topk(_MinMax):
+    _name = "topk"
+
+
+class _Sort(_MinMax):
+    _name = "sort"
+
+
+class _Kthvalue(_MinMax):
+    _name = "kthvalue"
+
+
+class _Median(_MinMax):
+    _name = "median"
+
+
+def _long(arr):
+    return _T._wrap(np.asarray(arr, dtype=np.int64))
+
+
+def _sort_key(data, descending):
+    """An array whose ascending stable order is ``data``'s (descending: reversed, ties kept in
+    order)."""
+    if data.dtype == np.bool_:
+        data = data.astype(np.int8)
+    return -data if descending else data
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    data = input._data
+    d = _norm_dim(dim, data.ndim)
+    n = data.shape[d] if data.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    if data.ndim == 0:
+        return _Topk(apply(OPS["alias"], input) if k else input[None][:0][0:0], _long(0))
+    order = np.argsort(_sort_key(data, largest), axis=d, kind="stable")
+    idx = np.take(order, np.arange(k), axis=d)
+    values = apply(OPS["topk"], input, dim=d, indices=idx, shape=data.shape)
+    return _Topk(values, _long(idx))
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    data = input._data
+    if data.ndim == 0:
+        return _Sort(apply(OPS["alias"], input), _long(0))
+    d = _norm_dim(dim, data.ndim)
+    idx = np.argsort(_sort_key(data, descending), axis=d, kind="stable")
+    return _Sort(apply(OPS["sort"], input, dim=d, indices=idx, shape=data.shape), _long(idx))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    d = _norm_dim(dim, input._data.ndim)
+    if input._data.ndim == 0:
+        return _long(0)
+    return apply(OPS["argsort"], input if input._data.dtype != np.bool_ else to(input, np.int8),
+                 dim=d, descending=descending)
+
+
+def _pick_along(name, input, dim, pos, keepdim, ret):
+    """kthvalue / median along ``dim``: the element at sorted position ``pos``."""
+    data = input._data
+    d = _norm_dim(dim, data.ndim)
+    if data.ndim == 0:
+        return ret(apply(OPS["alias"], input), _long(0))
+    order = np.argsort(data, axis=d, kind="stable")
+    idx = np.take(order, [pos], axis=d)
+    values = apply(OPS[name], input, dim=d, indices=idx, keepdim=keepdim, shape=data.shape)
+    return ret(values, _long(idx if keepdim else np.squeeze(idx, d)))
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    data = input._data
+    n = data.shape[_norm_dim(dim, data.ndim)] if data.ndim else 1
+    if not 1 <= k <= n:
+        raise IndexError(f"kthvalue(): selected number k out of range for dimension {dim}")
+    return _pick_along("kthvalue", input, dim, k - 1, keepdim, _Kthvalue)
+
+
+def median(input, dim=_UNSET, keepdim=False):
+    data = input._data
+    if dim is _UNSET:
+        if data.size == 0:
+            return _T._wrap(np.asarray(np.nan, dtype=data.dtype))
+        return apply(OPS["median"], input)
+    n = data.shape[_norm_dim(dim, data.ndim)] if data.ndim else 1
+    return _pick_along("median_dim", input, dim, (n - 1) // 2, keepdim, _Median)
+
+
+def _split_views(input, d, sizes, op_name):
+    """Views of ``input`` along ``d`` of ``sizes``, one node for all (SplitBackward0 /
+    SplitWithSizesBackward0), as unbind's."""
+    from ..autograd.node import SplitNode
+
+    data = input._data
+    base = input if input._base is None else input._base
+    node = None
+    if input._requires_grad and grad_state.enabled:
+        node = SplitNode(_NODE_OPS[op_name], {"dim": d, "sizes": tuple(sizes)}, (edge(input),),
+                         ((data.shape, data.dtype),), None, None, None)
+        node.num_outputs = len(sizes)
+    outs = []
+    start = 0
+    lead = (slice(None),) * d
+    for i, n in enumerate(sizes):
+        t = _T._wrap(data[lead + (slice(start, start + n), ...)])
+        start += n
+        t._base = base
+        t._version = input._version
+        t._multi_view = True
+        t._requires_grad = input._requires_grad
+        if node is not None:
+            t._requires_grad = True
+            t.grad_fn = node
+            t._output_nr = i
+        outs.append(t)
+    if node is not None:
+        from ..events import OP_RECORDED, hub
+
+        if hub.active:
+            for t in outs:
+                hub.emit(OP_RECORDED, node=node, output=t)
+    return tuple(outs)
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    data = tensor._data
+    if data.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _norm_dim(dim, data.ndim)
+    n = data.shape[d]
+    s = split_size_or_sections
+    if isinstance(s, (list, tuple)):
+        sizes = [int(v) for v in s]
+        if builtins.sum(sizes) != n or builtins.any(v < 0 for v in sizes):
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                f"at dimension {d}), but got split_sizes=[{', '.join(map(str, sizes))}]")
+        return _split_views(tensor, d, sizes, "split_with_sizes")
+    s = int(s)
+    if s < 0 or (s == 0 and n != 0):
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                           f"size of {n}" if s == 0 else
+                           f"split expects split_size be non-negative, but got split_size={s}")
+    sizes = [builtins.min(s, n - i) for i in range(0, n, s)] if n else [0]
+    return _split_views(tensor, d, sizes, "split")
+
+
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    data = input._data
+    if data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    n = data.shape[_norm_dim(dim, data.ndim)]
+    return split(input, (n + chunks - 1) // chunks if n else 0, dim)
+
+
+def roll(input, shifts, dims=None):
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return apply(OPS["roll"], input, shifts=shifts, dims=())  # over the flattened tensor
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:"
+                           f"{len(dims)}")
+    dims = tuple(_norm_dim(d, input.ndim) for d in dims)
+    return apply(OPS["roll"], input, shifts=shifts, dims=dims)
+
+
+def diag(input, diagonal=0):
+    data = input._data
+    if data.ndim == 1:
+        return apply(OPS["diag_embed"], input, diagonal=diagonal)
+    if data.ndim == 2:
+        return apply(OPS["diagonal_copy"], input, diagonal=diagonal, shape=data.shape)
+    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " f"{data.ndim}D")
+
+
+def outer(input, vec2):
+    """PyTorch's ``input.reshape(-1, 1) * vec2`` (ViewBackward0 into MulBackward0)."""
+    for t in (input, vec2):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument self, but got {input.ndim}-D"
+                               if t is input else
+                               f"outer: Expected 1-D argument vec2, but got {vec2.ndim}-D")
+    return mul(reshape(input, -1, 1), vec2)
+
+
+ger = outer
+
+
+def one_hot(tensor, num_classes=-1):
+    data = tensor._data
+    if data.dtype != np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if data.size and data.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(data.max()) + 1 if data.size else 0
+    elif data.size and data.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = apply(OPS["one_hot"], tensor, num_classes=num_classes)
+    out._version.value = 2  # PyTorch's zeros(...).scatter_(...): two writes
+    return out
+
+
+def _inplace_view(name, self, **params):
+    """``unsqueeze_`` / ``squeeze_`` / ``t_`` / ``transpose_``: self takes the new shape (its
+    version bumped) and, when it records, the row's node."""
+    _check_leaf_inplace(self)
+    r = apply(OPS[name], self, **params)
+    self._data = r._data
+    if r.grad_fn is not None:
+        self.grad_fn = r.grad_fn
+        self._output_nr = 0
+    self._version.value += 1
+    return self
+
+
+def unsqueeze_(self, dim):
+    return _inplace_view("unsqueeze_", self, dim=_norm_dim(dim, self.ndim + 1))
+
+
+def squeeze_(self, dim=None):
+    if dim is None:
+        return _inplace_view("squeeze_", self, src_shape=self._data.shape)
+    d = _norm_dim(dim, self.ndim)
+    return _inplace_view("squeeze_dim4", self, dim=d if self._data.shape[d] == 1 else (),
+                         src_shape=self._data.shape)
+
+
+def t_(self):
+    if self.ndim > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{self.ndim}D")
+    return _inplace_view("t_", self)
+
+
+def transpose_(self, dim0, dim1):
+    return _inplace_view("transpose_", self, dim0=_norm_dim(dim0, self.ndim),
+                         dim1=_norm_dim(dim1, self.ndim))
+
+
+def fmod_(self, other):
+    return inplace("fmod" if not isinstance(other, _T) else "fmod_tensor", self, other)
+
+
+def remainder_(self, other):
+    return inplace("remainder" if not isinstance(other, _T) else "remainder_tensor", self, other)
+
+
+# numpy's ``axis=`` / ``keepdims=`` spellings (PyTorch's parser takes them wherever a native
+# function has ``dim`` / ``keepdim``; ``norm`` and ``split`` are Python functions there: not them)
+for _name in ("sum", "mean", "max", "min", "argmax", "argmin", "std", "var", "prod", "any", "all",
+              "cumsum", "softmax", "log_softmax", "amax", "amin", "gather", "index_select",
+              "unbind", "squeeze", "unsqueeze", "topk", "sort", "argsort", "kthvalue",
+              "median", "chunk", "_sum_method", "_mean_method", "_prod_method",
+              "_var_method", "_std_method", "_cumsum_method"):
+    globals()[_name] = _numpy_kw(globals()[_name])
+del _name
+
+
 # The Tensor methods the rows spell (``Tensor.x`` in their ``api``) are installed from the rows:
 # a method is ``_METHODS[x]`` when it differs from the function ``x`` of this module, an in-place
 # ``x_`` without a function of its own runs the row in place, an operator is ``_DUNDERS[x]`` or
 # (for a row with ``make``) the row's function. ``_NOT_OPS``: the methods that record no node.
 
-def _type_method(self, dtype=None):
-    return _tensor_type_name(self._data.dtype) if dtype is None else to(self, dtype)
+def _type_method(self, dtype=None, non_blocking=False, **kwargs):
+    """``x.type()`` names the legacy type; ``x.type(torch.LongTensor)`` /
+    ``x.type("torch.LongTensor")`` / ``x.type(torch.int64)`` cast (the same tensor if equal)."""
+    if dtype is None:
+        return _tensor_type_name(self._data.dtype)
+    from ..legacy_types import BY_NAME
+
+    if isinstance(dtype, str):
+        if dtype not in BY_NAME:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = BY_NAME[dtype]
+    legacy = getattr(dtype, "_np_dtype", None)
+    if legacy is not None:
+        return self if self._data.dtype == legacy else to(self, legacy)
+    return to(self, dtype)
 
 
 _METHODS = {
@@ -1700,6 +2098,23 @@ _NOT_OPS = {
 }
 
 
+# ``out=`` on the functions of ``torch`` (``_PLAIN`` keeps the methods and operators above
+# without it, as PyTorch's)
+_PLAIN: dict = {}
+for _name, _exact in (("add", None), ("sub", None), ("mul", None), ("div", None),
+                      ("pow", None), ("maximum", None), ("minimum", None), ("clamp", None),
+                      ("sum", "sum"), ("mean", None), ("prod", None), ("cumsum", None),
+                      ("matmul", "mm"), ("mm", "mm"), ("bmm", "mm"), ("mv", "mm"),
+                      ("dot", "dot"), ("cat", "cat"), ("stack", "cat")):
+    _PLAIN[_name] = globals()[_name]
+    globals()[_name] = _out_kw(globals()[_name], _exact)
+for _name in ("true_divide", "divide", "multiply", "subtract"):
+    _PLAIN[_name] = globals()[_name]
+    globals()[_name] = globals()[{"true_divide": "div", "divide": "div", "multiply": "mul",
+                                  "subtract": "sub"}[_name]]
+del _name, _exact
+
+
 def _method(name, ops):
     """The implementation of ``Tensor.<name>``, which the rows ``ops`` spell."""
     if name in _METHODS:
@@ -1710,7 +2125,7 @@ def _method(name, ops):
     if name.endswith("_") and name not in globals():
         op = ops[0]
         return _unary_inplace(op) if op.make == "unary" else _make_inplace(op.name)
-    return globals()[name]
+    return _PLAIN.get(name) or globals()[name]
 
 
 def install_methods(T) -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import budget as _budget
+from .. import dtypes as _dtypes
 from ..autograd.grad_mode import state as grad_state
 from ..autograd.node import Node, _sequence
-from ..dtypes import DEFAULT_FLOAT, result_type
+from ..dtypes import result_type
 from ..events import OP_RECORDED, hub
 from .table import OPS, Op, variadic_rules
 
@@ -76,11 +78,13 @@ def apply(op: Op, *args, **params):
     if op.promote and (mixed or dt is None or (dt.kind != "f" and (scalar or op.floating))):
         dt = result_type(*arrays)
         if op.floating and dt.kind != "f":
-            dt = DEFAULT_FLOAT
+            dt = _dtypes.DEFAULT_FLOAT  # read each time: torch.set_default_dtype changes it
         arrays = [
             a.astype(dt, copy=False) if isinstance(a, np.ndarray) else np.asarray(a, dtype=dt)
             for a in arrays
         ]
+    if _budget.guard is not None:  # a script's limits: the result's size, before computing it
+        _check_result(op, arrays, params)
     try:
         out = op.forward(*arrays, **params) if params else op.forward(*arrays)
     except ValueError as e:
@@ -106,6 +110,76 @@ def apply(op: Op, *args, **params):
     if hub.active:
         hub.emit(OP_RECORDED, node=node, output=result)
     return result
+
+
+# the rows whose result is the broadcast of their inputs' shapes
+_BROADCASTING = frozenset(
+    OPS[name] for name in (
+        "add sub rsub mul div pow pow_tensor rpow clamp maximum minimum where remainder "
+        "remainder_tensor fmod fmod_tensor floor_divide floor_divide_tensor rsub_tensor "
+        "clamp_tensor masked_fill masked_fill_tensor div_scalar mul_scalar add_scalar eq ne lt "
+        "le gt ge logical_and logical_or atan2 mse_loss binary_cross_entropy "
+        "binary_cross_entropy_with_logits"
+    ).split() if name in OPS)
+
+
+def _mm_size(shapes, params):
+    a, b = shapes[-2], shapes[-1]
+    return a[0] * b[-1] if len(a) == 2 and len(b) == 2 else 0
+
+
+def _bmm_size(shapes, params):
+    a, b = shapes
+    return a[0] * a[1] * b[-1] if len(a) == 3 and len(b) == 3 else 0
+
+
+def _repeat_size(shapes, params):
+    n = 1
+    for r in params.get("repeats", ()):
+        n *= max(int(r), 0)
+    for d in shapes[0]:
+        n *= d
+    return n
+
+
+_RESULT_SIZES = {OPS[name]: fn for name, fn in (
+    ("mm", _mm_size), ("addmm", _mm_size), ("bmm", _bmm_size), ("repeat", _repeat_size),
+) if name in OPS}
+
+
+def _check_result(op, arrays, params) -> None:
+    """The allocation budget (engine/budget.py) for ``op``'s result, before it is computed:
+    the broadcast of the inputs (``a[:, None] + b[None, :]``), a matrix product, a repeat, and
+    a copy of an input that is a view larger than its memory (``expand(...).contiguous()``)."""
+    if op.view:
+        return  # no new memory
+    shapes = []
+    n = 0
+    itemsize = 1
+    for a in arrays:
+        if a.__class__ is np.ndarray:
+            shapes.append(a.shape)
+            if a.size > n:
+                n = a.size
+            if a.itemsize > itemsize:
+                itemsize = a.itemsize
+    if not shapes:
+        return
+    # an input larger than the limit can only be a view (expand): computing on it allocates it
+    _budget.check_elements(n, itemsize=0)
+    size_of = _RESULT_SIZES.get(op)
+    if size_of is not None:
+        m = size_of(shapes, params)
+    elif op in _BROADCASTING and len(shapes) > 1:
+        try:
+            m = 1
+            for d in np.broadcast_shapes(*shapes):
+                m *= d
+        except ValueError:
+            return  # numpy's (PyTorch's) shape error follows
+    else:
+        return
+    _budget.check_elements(m, itemsize=itemsize)  # the result's elements and bytes
 
 
 def _shape_error(error: ValueError, arrays) -> Exception:
@@ -283,6 +357,9 @@ def apply_variadic(name: str, tensors, **params):
     Tensor = _tensor_cls()
     op = OPS[name]
     arrays = [t._data for t in tensors]
+    if _budget.guard is not None:  # torch.cat([x] * 2000): the result's size first
+        _budget.check_elements(sum(a.size for a in arrays),
+                               itemsize=max(a.itemsize for a in arrays))
     dt = result_type(*arrays)
     arrays = [a.astype(dt, copy=False) for a in arrays]
     result = Tensor._wrap(np.asarray(op.forward(*arrays, **params)))

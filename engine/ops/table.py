@@ -249,7 +249,7 @@ row("mul", "MulBackward0", np.multiply,
     lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x, saves="xy",
     save_if={0: (1,), 1: (0,)},
     api="torch.mul torch.multiply Tensor.mul Tensor.multiply Tensor.mul_ Tensor.__mul__ "
-        "Tensor.__rmul__ Tensor.__imul__",
+        "Tensor.__rmul__ Tensor.__imul__ torch.outer Tensor.outer torch.ger Tensor.ger",
     group="Arithmetic",
     note="multiplies the grad by the other factor: grad_a = grad · b, grad_b = grad · a "
          "(for t * t both edges go to t and are summed)")
@@ -605,7 +605,7 @@ row("trunc", "TruncBackward0", np.trunc, _zero_grad,
     api="torch.trunc torch.fix Tensor.trunc Tensor.fix Tensor.trunc_ Tensor.fix_", make="unary",
     note=_PIECEWISE.format("trunc"))
 row("remainder", "RemainderBackward0", np.remainder, lambda g, ans, x, y=None: g, inputs=(0,),
-    api="torch.remainder Tensor.remainder Tensor.__mod__",
+    api="torch.remainder Tensor.remainder Tensor.remainder_ Tensor.__mod__",
     note="passes the grad unchanged: d(x mod n)/dx = 1 between the jumps (n is a number, with no "
          "edge)")
 row("remainder_tensor", "RemainderBackward1", np.remainder, lambda g, ans, x, y: g,
@@ -613,7 +613,7 @@ row("remainder_tensor", "RemainderBackward1", np.remainder, lambda g, ans, x, y:
     api="torch.remainder Tensor.remainder Tensor.__mod__",
     note="x mod y = x − floor(x / y) · y: the grad to x, −grad · floor(x / y) to y")
 row("fmod", "FmodBackward0", np.fmod, lambda g, ans, x, y=None: g, inputs=(0,),
-    api="torch.fmod Tensor.fmod",
+    api="torch.fmod Tensor.fmod Tensor.fmod_",
     note="passes the grad unchanged: d fmod(x, n)/dx = 1 between the jumps (n is a number, with "
          "no edge)")
 row("fmod_tensor", "FmodBackward1", np.fmod, lambda g, ans, x, y: g,
@@ -719,7 +719,7 @@ row("reciprocal", "ReciprocalBackward0", np.reciprocal, lambda g, ans, x: -g * (
     note="−grad / x², computed as −grad · result² from the saved result")
 row("squeeze_dim4", "SqueezeBackward4", lambda x, dim, src_shape: np.squeeze(x, dim),
     lambda g, ans, x, dim, src_shape: g.reshape(src_shape), view=True,
-    api="torch.matmul Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__",
+    api="torch.matmul Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__ Tensor.squeeze_",
     note="puts the removed dimension back into the grad (matmul's in-place squeeze_ of a vector @ "
          "matrix result)")
 row("zero", "ZeroBackward0", np.zeros_like, lambda g, ans, x: np.zeros_like(g),
@@ -1431,6 +1431,107 @@ row("trace", "TraceBackward0",
     note="puts the (scalar) grad on the diagonal, zero elsewhere")
 
 
+# -- issue 14: sorting, selection along a dim, roll, diag, in-place views --------------------------
+# ``indices`` (a parameter, int64, found by engine/ops/api.py) are the positions along ``dim`` the
+# values were taken from, keepdim-shaped; the grad goes back to them (zeros elsewhere).
+
+def _picked(x, dim, indices, keepdim=True):
+    out = _gather(x, dim, indices)
+    return out if keepdim else np.squeeze(out, dim)
+
+
+def _picked_grad(g, dim, indices, shape, keepdim=True):
+    return _gather_grad(g if keepdim else np.expand_dims(g, dim), None, None, dim, indices, shape)
+
+
+def _median_all(x):
+    flat = np.sort(x.reshape(-1))  # PyTorch's median: the lower of the two middle values
+    return np.asarray(flat[(flat.size - 1) // 2])
+
+
+def _diag_index(shape, diagonal):
+    """The (row, column) positions of diagonal ``diagonal`` of a matrix of ``shape``."""
+    rows, cols = shape
+    k = max(0, min(rows + min(diagonal, 0), cols - max(diagonal, 0)))
+    i = np.arange(k)
+    return (i - min(diagonal, 0), i + max(diagonal, 0))
+
+
+def _roll(x, shifts, dims):
+    """torch.roll: along ``dims``, or over the flattened tensor when ``dims`` is empty."""
+    return np.roll(x, shifts, dims) if dims else np.roll(x, shifts[0])
+
+
+def _negated(shifts):
+    return tuple(-s for s in shifts)
+
+
+row("topk", "TopkBackward0", lambda x, dim, indices, shape: _picked(x, dim, indices),
+    lambda g, ans, x, dim, indices, shape: _picked_grad(g, dim, indices, shape),
+    api="torch.topk Tensor.topk",
+    note="scatters the grad of the k values back to the positions they were taken from (zero "
+         "elsewhere)")
+row("sort", "SortBackward0", lambda x, dim, indices, shape: _picked(x, dim, indices),
+    lambda g, ans, x, dim, indices, shape: _picked_grad(g, dim, indices, shape),
+    api="torch.sort Tensor.sort",
+    note="un-sorts the grad: each sorted value's grad goes back to the position it came from")
+row("kthvalue", "KthvalueBackward0",
+    lambda x, dim, indices, keepdim, shape: _picked(x, dim, indices, keepdim),
+    lambda g, ans, x, dim, indices, keepdim, shape: _picked_grad(g, dim, indices, shape, keepdim),
+    api="torch.kthvalue Tensor.kthvalue",
+    note="the grad goes to the element whose index kthvalue returned, zero elsewhere")
+row("median_dim", "MedianBackward1",
+    lambda x, dim, indices, keepdim, shape: _picked(x, dim, indices, keepdim),
+    lambda g, ans, x, dim, indices, keepdim, shape: _picked_grad(g, dim, indices, shape, keepdim),
+    api="torch.median Tensor.median",
+    note="along dim: the grad goes to the element whose index the median returned, zero "
+         "elsewhere")
+row("median", "MedianBackward0", _median_all,
+    lambda g, ans, x: _minmax_grad(g, ans, x, None, False), saves="xr",
+    api="torch.median Tensor.median",
+    note="the median of all elements: the grad is split evenly among the elements equal to it, "
+         "zero elsewhere")
+nondiff("argsort", lambda x, dim=-1, descending=False: np.asarray(np.argsort(
+    -x if descending else x, axis=dim, kind="stable"), dtype=np.int64),
+    api="torch.argsort Tensor.argsort")
+nondiff("one_hot", lambda x, num_classes=None: np.asarray(np.arange(
+    int(x.max()) + 1 if num_classes is None else num_classes) == x[..., None], dtype=np.int64),
+    api="F.one_hot")
+row("roll", "RollBackward0", lambda x, shifts, dims: _roll(x, shifts, dims),
+    lambda g, ans, x, shifts, dims: _roll(g, _negated(shifts), dims),
+    int_lists=("shifts", "dims"),
+    api="torch.roll Tensor.roll",
+    note="rolls the grad back by the same shifts")
+row("diag_embed", "DiagEmbedBackward0",
+    lambda x, diagonal: np.diag(x, diagonal),
+    lambda g, ans, x, diagonal: g[_diag_index(g.shape, diagonal)],
+    api="torch.diag Tensor.diag",
+    note="reads the grad back off the diagonal the vector was put on")
+row("diagonal_copy", "DiagonalBackward0_copy",
+    lambda x, diagonal, shape: x[_diag_index(shape, diagonal)],
+    lambda g, ans, x, diagonal, shape: _index_backward(
+        g, ans, x, _diag_index(shape, diagonal), shape),
+    api="torch.diag Tensor.diag",
+    note="puts the grad on the diagonal that was read, zero elsewhere")
+# in-place view ops (``y.t_()``): self takes the new shape and the node
+row("unsqueeze_", "UnsqueezeBackward1", lambda x, dim: np.expand_dims(x, dim),
+    lambda g, ans, x, dim: np.squeeze(g, dim),
+    api="Tensor.unsqueeze_",
+    note="squeezes the added dimension out of the grad (in place: self was unsqueezed)")
+row("squeeze_", "SqueezeBackward3",
+    lambda x, src_shape: x.reshape(tuple(n for n in src_shape if n != 1)),
+    lambda g, ans, x, src_shape: g.reshape(src_shape),
+    api="Tensor.squeeze_",
+    note="puts the removed dimensions back into the grad (in place: self was squeezed)")
+row("t_", "TBackward1", lambda x: x.T, lambda g, ans, x: g.T,
+    api="Tensor.t_",
+    note="transposes the grad back (in place: self was transposed)")
+row("transpose_", "TransposeBackward1", lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1),
+    lambda g, ans, x, dim0, dim1: np.swapaxes(g, dim0, dim1),
+    api="Tensor.transpose_",
+    note="transposes the grad back (in place: self's two dims were swapped)")
+
+
 # -- rows whose node computes its gradient itself --------------------------------------------------
 # ``unbind`` (iterating a tensor): one UnbindBackward0 for all its outputs (``autograd.node.
 # UnbindNode``)
@@ -1438,6 +1539,13 @@ NODE_OPS: dict[str, Op] = {}
 row("unbind", "UnbindBackward0", None, roles=(), table=NODE_OPS,
     api="Tensor.unbind Tensor.__iter__",
     note="stacks the outputs' grads back along dim (zeros for an output no grad reached)")
+
+row("split", "SplitBackward0", None, roles=(), table=NODE_OPS,
+    api="torch.split Tensor.split torch.chunk Tensor.chunk",
+    note="concatenates the outputs' grads back along dim (zeros for an output no grad reached)")
+row("split_with_sizes", "SplitWithSizesBackward0", None, roles=(), table=NODE_OPS,
+    api="torch.split Tensor.split",
+    note="concatenates the outputs' grads back along dim (zeros for an output no grad reached)")
 
 ACCUMULATE_GRAD_NOTE = ("adds the incoming grad into the leaf's .grad (creating it if it was "
                         "None): this is where .grad gets written")

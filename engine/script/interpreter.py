@@ -22,6 +22,7 @@ import weakref
 
 import greenlet
 
+from .. import budget as _budget
 from .. import tensor_format as _tensor_format
 from ..autograd.grad_mode import state as _grad_state
 from .access import AccessMixin
@@ -252,8 +253,10 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
 
     def _main(self) -> dict:
         self._reset()
-        saved = (_grad_state.enabled, _grad_state.anomaly)
-        print_options = {k: getattr(_tensor_format, k) for k in _PRINT_OPTIONS}
+        restore_switches = _global_switches()  # the engine's global state, as the run starts
+        outer_budget = _budget.install(_budget.Budget(  # the limits on every engine allocation
+            self._max_elements, room=self._memory.check_room, max_list=self.limits.max_list,
+            max_string=self.limits.max_string))
         try:
             tree = parse(self.source, self.filename, self.limits)
             # a script without def, lambda or class has no code that backward() could call
@@ -285,10 +288,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             raise ScriptError("stopped", f"the script was interrupted ({type(e).__name__})",
                               *_position(self._current_stmt())) from e
         finally:
-            # a script's global switches end with it: grad mode, anomaly mode, print options
-            _grad_state.enabled, _grad_state.anomaly = saved
-            for k, v in print_options.items():
-                setattr(_tensor_format, k, v)
+            restore_switches()  # a script's global switches end with it (_global_switches)
+            _budget.install(outer_budget)
             self.__dict__.pop("_exec_body", None)
             self._stack = []
             self._depth = 0
@@ -407,8 +408,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             return original.at(node)
         if isinstance(e, RecursionError):
             err = ScriptError("limit", "the script recursed too deeply")
-        elif isinstance(e, MemoryError):
-            err = ScriptError("limit", "the script ran out of memory")
+        elif isinstance(e, MemoryError):  # the engine's allocation budget says what and why
+            err = ScriptError("limit", str(e) if isinstance(e, _budget.BudgetExceeded)
+                              else "the script ran out of memory")
         else:
             err = ScriptError("runtime", f"{type(e).__name__}: {exception_text(e, self.limits)}")
         err.at(node)
@@ -475,6 +477,29 @@ class _Backward:
         self.stmt = stmt
         self.act = act
         self.node = node
+
+
+def _global_switches():
+    """The engine's global switches a script may change, read now; returns the function that
+    puts them back (when a run ends, however it ends): grad mode (and inference mode), anomaly
+    mode, the print options, the default dtype and the default device."""
+    from .. import dtypes as _dtypes
+    from ..device import _DEFAULT_STACK, _default
+
+    grad = (_grad_state.enabled, _grad_state.anomaly, _grad_state.inference)
+    printing = {k: getattr(_tensor_format, k) for k in _PRINT_OPTIONS}
+    dtypes = (_dtypes.DEFAULT_FLOAT, _dtypes.DEFAULT_INT)
+    device = (_default[0], len(_DEFAULT_STACK))
+
+    def restore() -> None:
+        _grad_state.enabled, _grad_state.anomaly, _grad_state.inference = grad
+        for k, v in printing.items():
+            setattr(_tensor_format, k, v)
+        _dtypes.DEFAULT_FLOAT, _dtypes.DEFAULT_INT = dtypes
+        _default[0] = device[0]
+        del _DEFAULT_STACK[device[1]:]
+
+    return restore
 
 
 def _position(stmt):

@@ -45,7 +45,9 @@ NATIVE_FUNCTION_MODULES = ("builtins", "numpy", "math")
 # The standard modules a script may import (engine/script/stdlib/ builds what each one gives).
 STDLIB_MODULES = ("math", "random", "collections", "itertools", "functools", "operator", "copy",
                   "string", "typing", "dataclasses", "enum", "__future__", "time", "timeit",
-                  "statistics")
+                  "statistics", "matplotlib", "matplotlib.pyplot")
+# matplotlib is gradstep's stand-in (engine/plots/): pyplot's figures go to the Plots panel.
+PLOT_MODULES = ("matplotlib", "matplotlib.pyplot")
 
 # Why the modules a tutorial might import stay refused: {module: reason}; the message reads
 # "scripts cannot import os: <reason>".
@@ -60,7 +62,7 @@ REFUSED_IMPORTS = {
         "subprocess", "multiprocessing", "concurrent", "threading", "_thread", "asyncio",
         "signal", "socket", "ssl", "select", "selectors", "urllib", "http", "ftplib", "smtplib",
         "requests", "webbrowser", "logging", "pty", "tty", "termios", "fcntl", "resource",
-        "mmap", "platform", "getpass", "torchvision", "torchaudio", "torchtext", "matplotlib",
+        "mmap", "platform", "getpass", "torchvision", "torchaudio", "torchtext",
         "pandas", "PIL", "tqdm", "sklearn", "scipy"), _NO_FILES),
     **dict.fromkeys((
         "sys", "builtins", "inspect", "gc", "types", "importlib", "ctypes", "weakref", "code",
@@ -74,6 +76,10 @@ REFUSED_IMPORTS = {
 def import_refusal(name: str) -> str:
     """Why ``import name`` is refused, in words that say what to do."""
     top = name.split(".")[0]
+    if top == "matplotlib":
+        return (f"scripts cannot import {name}: gradstep's matplotlib is pyplot's plotting "
+                "subset (import matplotlib.pyplot as plt; plot, scatter, hist, imshow, "
+                "subplots...), drawn in the Plots panel")
     reason = REFUSED_IMPORTS.get(top)
     if reason is not None:
         return f"scripts cannot import {name}: {reason}"
@@ -82,7 +88,8 @@ def import_refusal(name: str) -> str:
                 "nn.init, nn.utils, optim, autograd, utils.data and cuda; numpy a subset")
     return (f"import of '{name}' is not available: scripts can import torch (and its nn, optim, "
             "autograd, utils.data and nn.functional), numpy and the standard modules "
-            + ", ".join(m for m in STDLIB_MODULES if m != "__future__"))
+            + ", ".join(m for m in STDLIB_MODULES if m not in ("__future__", *PLOT_MODULES))
+            + "; and matplotlib.pyplot")
 
 
 def is_native_function_module(module) -> bool:

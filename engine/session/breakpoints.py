@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import ast
 import operator
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..autograd.grad_mode import no_grad
 from ..files.format import DataBreakpoints  # noqa: F401 - the one type, re-exported
@@ -166,7 +167,7 @@ def evaluate_condition(condition: str | ast.Expression, names: Mapping) -> bool:
             return bool(_Evaluator(names).eval(tree))
     except ConditionError:
         raise
-    except Exception as e:  # noqa: BLE001 - any failure of the user's expression is reported
+    except Exception as e:
         raise ConditionError(f"condition failed: {type(e).__name__}: {e}") from e
 
 

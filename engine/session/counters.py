@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 from .state import is_module, is_optimizer
 
@@ -37,7 +37,7 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z]\w*)*")
 def _resolve(expr: ast.AST, names: Mapping):
     try:
         text = ast.unparse(expr)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None
     if not _DOTTED.fullmatch(text):
         return None

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from ..tensor import Tensor
 
@@ -23,7 +23,7 @@ class Explanation:
     kind : str
         A stable key: ``non_scalar_backward``, ``backward_twice``, ``inplace_modified``,
         ``item_many_elements``, ``no_grad_fn``, ``leaf_inplace``, ``numpy_requires_grad``,
-        or the script error's kind (``syntax``, ``forbidden``, ``limit``, ``runtime``).
+        ``shape_mismatch``, or the script error's kind (``syntax``, ``forbidden``, ``limit``, ``runtime``).
     title : str
     text : str
         The explanation, naming the tensor and the numbers involved.
@@ -57,7 +57,7 @@ def _calls(stmt: ast.AST | None, method: str) -> list[ast.Call]:
 def _receiver_text(call: ast.Call) -> str | None:
     try:
         return ast.unparse(call.func.value)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return None
 
 
@@ -247,6 +247,122 @@ def _numpy_requires_grad(cause, stmt, namespace, line, col) -> Explanation:
     )
 
 
+# ------------------------------------------------------------------------------ shape errors
+def _operands(stmt) -> tuple[str, str]:
+    """The script's text of the two operands of the failing ``a @ b``, ``torch.mm(a, b)``... or
+    ("a", "b")."""
+    for node in ast.walk(stmt) if stmt is not None else ():
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.MatMult, ast.Add, ast.Sub,
+                                                                 ast.Mult, ast.Div)):
+            return ast.unparse(node.left), ast.unparse(node.right)
+        if isinstance(node, ast.Call) and len(node.args) >= 2:
+            name = ast.unparse(node.func).rsplit(".", 1)[-1]
+            if name in ("mm", "matmul", "bmm", "mul", "add", "sub", "div"):
+                return ast.unparse(node.args[0]), ast.unparse(node.args[1])
+            if name == "addmm" and len(node.args) >= 3:
+                return ast.unparse(node.args[1]), ast.unparse(node.args[2])
+    return "a", "b"
+
+
+def _matmul_shapes(cause, stmt, namespace, line, col) -> Explanation:
+    m = re.search(r"\((\d+)x(\d+) and (\d+)x(\d+)\)", str(cause))
+    if not m:
+        return Explanation("shape_mismatch", "Matrix shapes do not fit", str(cause), (),
+                           None, line, col)
+    ar, ac, br, bc = (int(g) for g in m.groups())
+    a, b = _operands(stmt)
+    text = (f"The inner dimensions differ: {a} is {ar}x{ac} (it has {ac} columns), {b} is "
+            f"{br}x{bc} (it has {br} rows). To multiply a @ b, b's rows must equal a's "
+            f"columns: ({ar}x{ac}) @ ({ac}x?) gives {ar}x?.")
+    fixes = []
+    if bc == ac:
+        fixes.append(f"{a} @ {b}.T  # ({ar}x{ac}) @ ({bc}x{br}) -> {ar}x{br}")
+    if ar == br:
+        fixes.append(f"{a}.T @ {b}  # ({ac}x{ar}) @ ({br}x{bc}) -> {ac}x{bc}")
+    if br * bc % ac == 0:
+        fixes.append(f"{b}.reshape({ac}, {br * bc // ac})  # same elements, {ac} rows")
+    text += (f" In nn.Linear the weight is stored (out, in): a Linear layer expecting {br} "
+             f"input features got {ac}: make in_features={ac}, or fix the input's last "
+             f"dimension to {br}.")
+    fixes.append(f"nn.Linear({ac}, {bc})  # in_features must be the input's last size")
+    return Explanation("shape_mismatch", "Matrix shapes do not fit: inner dimensions differ",
+                       text, tuple(fixes), a, line, col,
+                       {"a": [ar, ac], "b": [br, bc]})
+
+
+def _broadcast_shapes(cause, stmt, namespace, line, col) -> Explanation:
+    m = re.search(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+                  r"non-singleton dimension (-?\d+)", str(cause))
+    if not m:
+        return Explanation("shape_mismatch", "Shapes do not broadcast", str(cause), (),
+                           None, line, col)
+    sa, sb, dim = (int(g) for g in m.groups())
+    a, b = _operands(stmt)
+    text = (f"Dimension {dim} disagrees: {a} has size {sa} there and {b} has size {sb}. "
+            "Elementwise operations line shapes up from the right; two sizes broadcast only "
+            "when they are equal or one of them is 1. Insert a size-1 dimension where one "
+            "operand should repeat, or reshape one to the other's layout.")
+    fixes = (f"{a}.unsqueeze({dim})  # a size-1 dimension repeats along the other",
+             f"{b}.unsqueeze({dim})",
+             f"{b}.reshape(...)  # to the shape of {a}, with {sa} at dimension {dim}",
+             f"{b}.T  # if the two are transposes of each other")
+    return Explanation("shape_mismatch", f"Shapes do not broadcast at dimension {dim}",
+                       text, fixes, a, line, col, {"a": sa, "b": sb, "dim": dim})
+
+
+def _cat_shapes(cause, stmt, namespace, line, col) -> Explanation:
+    m = re.search(r"except in dimension (-?\d+)\. Expected size (\d+) but got size (\d+) for "
+                  r"tensor number (\d+)", str(cause))
+    if not m:
+        return Explanation("shape_mismatch", "Tensors do not fit together", str(cause), (),
+                           None, line, col)
+    dim, expected, got, index = (int(g) for g in m.groups())
+    text = (f"torch.cat joins tensors along dimension {dim}: every other dimension must have "
+            f"the same size. The first tensor has size {expected} in a dimension where tensor "
+            f"number {index} has {got}. Choose the dimension they really differ in, or reshape "
+            "the odd one out.")
+    fixes = (f"torch.cat(tensors, dim=...)  # the dimension whose sizes differ",
+             f"tensors[{index}].reshape(...)  # to size {expected} in every other dimension",
+             f"tensors[{index}].T")
+    return Explanation("shape_mismatch", "torch.cat: sizes differ outside the joined dimension",
+                       text, fixes, None, line, col,
+                       {"dim": dim, "expected": expected, "got": got, "index": index})
+
+
+def _stack_shapes(cause, stmt, namespace, line, col) -> Explanation:
+    m = re.search(r"got \[([\d, ]*)\] at entry (\d+) and \[([\d, ]*)\] at entry (\d+)",
+                  str(cause))
+    if not m:
+        return Explanation("shape_mismatch", "torch.stack: shapes differ", str(cause), (),
+                           None, line, col)
+    first, i, other, j = m.groups()
+    sa = [int(x) for x in first.split(",") if x.strip()]
+    sb = [int(x) for x in other.split(",") if x.strip()]
+    dims = [k for k, (p, q) in enumerate(zip(sa, sb)) if p != q]
+    where = (f"dimension {dims[0]} ({sa[dims[0]]} vs {sb[dims[0]]})" if dims
+             else f"their number of dimensions ({len(sa)} vs {len(sb)})")
+    text = (f"torch.stack needs tensors of exactly one shape; entry {i} is {sa} and entry {j} "
+            f"is {sb}: they differ in {where}. To join tensors of different sizes along an "
+            "existing dimension use torch.cat; else reshape them to one shape first.")
+    fixes = ("torch.cat(tensors, dim=0)  # joins along a dimension, sizes may differ there",
+             f"tensors[{j}].reshape({', '.join(map(str, sa))})",
+             f"tensors[{j}].unsqueeze(0)  # if one has a dimension fewer")
+    return Explanation("shape_mismatch", "torch.stack: the tensors' shapes differ", text, fixes,
+                       None, line, col, {"a": sa, "b": sb, "entries": [int(i), int(j)]})
+
+
+def _dot_shapes(cause, stmt, namespace, line, col) -> Explanation:
+    m = re.search(r"got (\d+) and (\d+) elements", str(cause))
+    a, b = _operands(stmt)
+    na, nb = (int(g) for g in m.groups()) if m else (None, None)
+    text = (f"A dot product of two vectors needs as many elements in each: {a} has {na}, "
+            f"{b} has {nb}. To multiply a vector by a matrix, make one operand 2-D.")
+    fixes = (f"{a}.unsqueeze(0) @ {b}.unsqueeze(1)  # (1x{na}) @ ({nb}x1): only if equal",
+             f"{a}.reshape(-1, {nb})  # rows of {nb}", f"torch.outer({a}, {b})")
+    return Explanation("shape_mismatch", "Vectors of different lengths", text, fixes, a, line,
+                       col, {"a": na, "b": nb})
+
+
 # (exception type name, message fragment, builder), first match wins.
 _RULES = (
     ("RuntimeError", "grad can be implicitly created only for", _non_scalar_backward),
@@ -257,6 +373,11 @@ _RULES = (
     ("RuntimeError", "leaf Variable that requires grad is being used in an in-place",
      _leaf_inplace),
     ("RuntimeError", "Can't call numpy() on Tensor that requires grad", _numpy_requires_grad),
+    ("RuntimeError", "shapes cannot be multiplied", _matmul_shapes),
+    ("RuntimeError", "must match the size of tensor b", _broadcast_shapes),
+    ("RuntimeError", "Sizes of tensors must match except in dimension", _cat_shapes),
+    ("RuntimeError", "stack expects each tensor to be equal size", _stack_shapes),
+    ("RuntimeError", "inconsistent tensor size, expected tensor", _dot_shapes),
 )
 
 _KIND_TITLES = {

@@ -13,8 +13,8 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from .state import named_tensors, parameters_of
 

@@ -7,8 +7,9 @@ changed, so a long timeline costs memory only for what actually changed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 

@@ -9,7 +9,7 @@ import tempfile
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("GRADSTEP_RECOVERY_DIR", tempfile.mkdtemp(prefix="gradstep-recovery-"))
 
-import pytest  # noqa: E402
+import pytest
 
 pytest.importorskip("pytestqt")
 

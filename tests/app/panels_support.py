@@ -77,7 +77,7 @@ class ScriptedSession:
         unsubscribe = engine_events.hub.subscribe(listen)
         try:
             code = compile(ast.Module([stmt], []), "<script>", "exec")
-            exec(code, self.namespace)  # noqa: S102 - a test script on the real engine
+            exec(code, self.namespace)
         finally:
             unsubscribe()
         self.next_statement += 1

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.panels import GradientBufferPanel, OptimizerPanel, TimelinePanel  # noqa: E402
-from tests.app.panels_support import FakeController  # noqa: E402
+from app.panels import GradientBufferPanel, OptimizerPanel, TimelinePanel
+from tests.app.panels_support import FakeController
 
 SHOTS = Path(__file__).resolve().parents[2] / "screenshots" / "panels"
 
@@ -194,9 +194,8 @@ def test_dragging_the_scrubber_travels(qtbot, controller):
 
 
 def test_dark_theme_keeps_the_states_readable(qtbot, controller):
-    from PySide6.QtWidgets import QApplication
-
     from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
 
     from app.theme import apply_theme
 

@@ -8,9 +8,9 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.controller import SessionController  # noqa: E402
-from app.panels import PredictPanel  # noqa: E402
-from engine.session import panels_model as pm  # noqa: E402
+from app.controller import SessionController
+from app.panels import PredictPanel
+from engine.session import panels_model as pm
 
 SHOTS = Path(__file__).resolve().parents[2] / "screenshots" / "panels"
 

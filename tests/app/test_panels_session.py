@@ -12,9 +12,12 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.controller import SessionController  # noqa: E402
-from app.panels import (  # noqa: E402
-    GradientBufferPanel, OptimizerPanel, TimelinePanel, TrainingPlotsPanel,
+from app.controller import SessionController
+from app.panels import (
+    GradientBufferPanel,
+    OptimizerPanel,
+    TimelinePanel,
+    TrainingPlotsPanel,
 )
 
 ROOT = Path(__file__).resolve().parents[2]

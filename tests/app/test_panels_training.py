@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.panels import GradientBufferPanel, OptimizerPanel, TrainingPlotsPanel  # noqa: E402
-from tests.app.panels_support import FakeController  # noqa: E402
+from app.panels import GradientBufferPanel, OptimizerPanel, TrainingPlotsPanel
+from tests.app.panels_support import FakeController
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "screenshots" / "panels"

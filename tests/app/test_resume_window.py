@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import numpy as np
-from tests.app.window_support import position, status, trigger
 
 from engine import files
 from engine.files import capture_state
 from engine.session import Session
 from engine.session.events import Status
+from tests.app.window_support import position, status, trigger
 
 SCRIPT = """\
 import torch

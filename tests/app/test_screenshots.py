@@ -9,9 +9,9 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from tests.app.window_support import click_node, position, status, trigger, wait_idle
-from engine.session.events import Status
 
+from engine.session.events import Status
+from tests.app.window_support import click_node, position, status, trigger, wait_idle
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "resources" / "examples"

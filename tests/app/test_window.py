@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QKeySequence
-from tests.app.window_support import click_node, position, status, trigger, wait_idle
 
 from app.actions import ACTIONS
 from engine.session.events import Status
+from tests.app.window_support import click_node, position, status, trigger, wait_idle
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "resources" / "examples"

@@ -29,20 +29,8 @@ KNOWN_GAPS = {
         "nn.LazyLinear missing -- engine failed: AttributeError: module 'engine.nn' has no attribute 'LazyLinear' (line 15)",
     ('051_d2l_lazy_init', 'interpreter'):
         "nn.LazyLinear missing -- interpreter failed: ScriptError(runtime) line 15: AttributeError: module 'torch.nn' has no attribute 'LazyLinear'",
-    ('059_migration_tensor_variable', 'engine'):
-        "legacy tensor types (torch.DoubleTensor/FloatTensor) missing -- engine failed: AttributeError: module 'torch' has no attribute 'DoubleTensor' (line 16)",
-    ('059_migration_tensor_variable', 'interpreter'):
-        "legacy tensor types (torch.DoubleTensor/FloatTensor) missing -- interpreter failed: ScriptError(runtime) line 16: AttributeError: module 'torch' has no attribute 'DoubleTensor'",
     ('067_docs_extending_linear_function', 'interpreter'):
         "interpreter refuses underscore attributes (`_modules`, `_version`, `__class__`) -- interpreter failed: ScriptError(forbidden) line 73: attribute '__class__' is not available: names starting with '_' are internal",
-    ('082_makemore_bigram_nn', 'engine'):
-        "F.one_hot missing -- engine failed: AttributeError: module 'engine.nn.functional' has no attribute 'one_hot' (line 40)",
-    ('082_makemore_bigram_nn', 'interpreter'):
-        "F.one_hot missing -- interpreter failed: ScriptError(runtime) line 40: AttributeError: module 'torch.nn.functional' has no attribute 'one_hot'",
     ('083_notes_autograd_saved_tensors', 'interpreter'):
         "interpreter refuses underscore attributes (`_modules`, `_version`, `__class__`) -- interpreter failed: ScriptError(forbidden) line 28: attribute '_version' is not available: names starting with '_' are internal",
-    ('087_docs_nn_init', 'engine'):
-        "nn.init.eye_ missing -- engine failed: AttributeError: module 'engine.nn.init' has no attribute 'eye_' (line 29)",
-    ('087_docs_nn_init', 'interpreter'):
-        "nn.init.eye_ missing -- interpreter failed: ScriptError(runtime) line 29: AttributeError: module 'torch.nn.init' has no attribute 'eye_'",
 }

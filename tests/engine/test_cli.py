@@ -210,3 +210,22 @@ def test_every_example_runs_from_the_cli(example, capsys):
     else:
         assert code == 0, captured.err
         assert rep["status"] == "finished"
+
+
+def test_run_says_what_the_figures_would_have_drawn(tmp_path, capsys):
+    path = tmp_path / "plot.py"
+    path.write_text("import matplotlib.pyplot as plt\n"
+                    "losses = [0.69 - 0.68 * i / 99 for i in range(100)]\n"
+                    "plt.plot(losses, label='loss')\n"
+                    "plt.title('Training loss')\n"
+                    "plt.show()\n")
+    assert main(["run", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert ("  figure 1: 1 axes; line 'loss' (100 points, y from 0.69 to 0.01); "
+            "title 'Training loss'; shown at line 5") in out
+    assert main(["run", str(path), "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    (fig,) = rep["figures"]
+    (line,) = fig["axes"][0]["artists"]
+    assert fig["number"] == 1 and fig["line"] == 5 and fig["axes"][0]["title"] == "Training loss"
+    assert line["kind"] == "line" and line["label"] == "loss" and len(line["y"]) == 100

@@ -126,7 +126,7 @@ def add_optimizer_and_loop(qtbot, window, params, *, lr: str, iterations: int) -
 
 def run_in_torch(text: str) -> dict:
     namespace: dict = {}
-    exec(compile(text, "<by hand>", "exec"), namespace)  # noqa: S102 - our own test script
+    exec(compile(text, "<by hand>", "exec"), namespace)
     return namespace
 
 

@@ -12,7 +12,14 @@ from PySide6.QtCore import Qt
 
 from tests.app.builder.test_journeys import (  # noqa: F401 - blank is a fixture
     add_optimizer_and_loop,
-    apply_op, blank, engine_names, graph_has, new_tensor, pick, run_in_torch, wait_built,
+    apply_op,
+    blank,
+    engine_names,
+    graph_has,
+    new_tensor,
+    pick,
+    run_in_torch,
+    wait_built,
 )
 from tests.app.window_support import wait_idle
 

@@ -13,14 +13,14 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication, QMenu  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QMenu
 
-import engine.script  # noqa: E402
-from app.builder import BuildPanel  # noqa: E402
-from engine.builder.check import apply_op  # noqa: E402
-from engine.builder import catalog  # noqa: E402
-from engine.builder.workspace import describe  # noqa: E402
+import engine.script
+from app.builder import BuildPanel
+from engine.builder import catalog
+from engine.builder.check import apply_op
+from engine.builder.workspace import describe
 
 SHOTS = Path(__file__).resolve().parent / "screenshots" / "build"
 

@@ -17,7 +17,7 @@ SHRUNK_BASE = """
 import engine as torch
 b = torch.zeros(4000000)
 v = b[1:]
-b.data = b.numpy()[:2]
+b.data = b[:2]  # a Tensor: an array is refused, as by PyTorch
 w = torch.ones(3999999, requires_grad=True)
 v.add_(w)
 """
@@ -27,7 +27,7 @@ OVERHANGING_VIEW = """
 import engine as torch
 b = torch.zeros(100)
 v = b[:50]
-b.data = b.numpy()[:10]
+b.data = b[:10]
 v.mul_(torch.ones(50, requires_grad=True))
 """
 

@@ -583,7 +583,7 @@ def _index_dim_recipe(draw, rng, name):
 
 NOT_DIFFERENTIABLE = {
     "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "isnan",
-    "isinf", "isfinite", "argmax", "argmin", "all", "any",
+    "isinf", "isfinite", "argmax", "argmin", "all", "any", "argsort", "one_hot",
 }
 
 
@@ -713,7 +713,10 @@ def test_every_row_has_a_recipe():
 @pytest.mark.parametrize("name", sorted(NOT_DIFFERENTIABLE))
 def test_not_differentiable_rows_record_nothing(name):
     x = engine.tensor([0.5, -1.5, 2.0], requires_grad=True)
-    unary = {"logical_not", "isnan", "isinf", "isfinite", "argmax", "argmin", "all", "any"}
+    unary = {"logical_not", "isnan", "isinf", "isfinite", "argmax", "argmin", "all", "any",
+             "argsort"}
+    if name == "one_hot":
+        x, unary = engine.tensor([0, 2]), {"one_hot"}
     args = (x,) if name in unary else (x, x)
     out = apply(OPS[name], *args)
     assert not out.requires_grad and out.grad_fn is None
@@ -760,3 +763,53 @@ def test_row_matches_finite_differences(name, data, seed):
         assert t.grad.shape == a.shape
         np.testing.assert_allclose(t.grad.numpy(), expected, rtol=1e-5, atol=1e-6,
                                    err_msg=f"{name}: input {i}")
+
+
+# -- issue 14: sorting, selection along a dim, roll, diag, in-place views ----------------------
+
+def _sorted_along(draw, rng, name):
+    """topk/sort/kthvalue/median along a drawn dim: distinct values, the indices as the API
+    finds them (fixed while the inputs are perturbed: the pick is locally linear)."""
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3))
+    dim = draw(st.integers(0, len(shape) - 1))
+    x = values(rng, shape)
+    order = np.argsort(x, axis=dim)
+    n = shape[dim]
+    if name in ("topk", "sort"):
+        k = n if name == "sort" else draw(st.integers(1, n))
+        idx = np.take(order, np.arange(k), axis=dim)
+        return [x], {"dim": dim, "indices": idx, "shape": shape}, None
+    idx = np.take(order, [draw(st.integers(0, n - 1))], axis=dim)
+    return [x], {"dim": dim, "indices": idx, "keepdim": draw(st.booleans()), "shape": shape}, None
+
+
+def _roll_recipe(draw, rng):
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3))
+    if draw(st.booleans()):
+        return [values(rng, shape)], {"shifts": (draw(st.integers(-4, 4)),), "dims": ()}, None
+    dims = tuple(sorted(draw(st.sets(st.integers(0, len(shape) - 1), min_size=1))))
+    shifts = tuple(draw(st.integers(-3, 3)) for _ in dims)
+    return [values(rng, shape)], {"shifts": shifts, "dims": dims}, None
+
+
+def _matrix_diagonal(draw, rng):
+    shape = draw(hnp.array_shapes(min_dims=2, max_dims=2, max_side=4))
+    return [values(rng, shape)], {"diagonal": draw(st.integers(-2, 2)), "shape": shape}, None
+
+
+RECIPES.update({
+    "topk": custom(lambda d, rng: _sorted_along(d, rng, "topk")),
+    "sort": custom(lambda d, rng: _sorted_along(d, rng, "sort")),
+    "kthvalue": custom(lambda d, rng: _sorted_along(d, rng, "kthvalue")),
+    "median_dim": custom(lambda d, rng: _sorted_along(d, rng, "median_dim")),
+    "median": one(),
+    "roll": custom(_roll_recipe),
+    "diag_embed": custom(lambda d, rng: ([values(rng, (d(matrix_side),))],
+                                         {"diagonal": d(st.integers(-2, 2))}, None)),
+    "diagonal_copy": custom(_matrix_diagonal),
+    "unsqueeze_": custom(_unsqueeze),
+    "squeeze_": custom(_squeeze),
+    "t_": custom(lambda d, rng: ([values(rng, d(hnp.array_shapes(max_dims=2, max_side=3)))],
+                                 {}, None)),
+    "transpose_": custom(_transpose),
+})

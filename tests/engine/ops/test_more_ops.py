@@ -182,7 +182,73 @@ SHAPE = {
     "trace_1d": case(lambda t, x: t.trace(x), A3),
 }
 
+V3 = np.array([0.3, -1.2, 2.5], dtype=np.float32)
+D34 = (np.arange(12, dtype=np.float32).reshape(3, 4) * 0.37) % 1.1 - 0.5  # distinct values
+D34[1, 2] += 3.0
+
+SORTING = {
+    "topk": case(lambda t, x: x.topk(2), D34),
+    "topk_dim0_smallest": case(lambda t, x: t.topk(x, 2, dim=0, largest=False), D34),
+    "topk_print": lambda t: repr(t.tensor([3.0, 1.0, 2.0]).topk(2)),
+    "topk_fields": case(lambda t, x: (lambda r: (r.values, r.indices))(x.topk(3, 1)), D34),
+    "topk_k_too_big": case(lambda t, x: x.topk(5), D34),
+    "topk_int": lambda t: t.tensor([4, 1, 7]).topk(2),
+    "sort": case(lambda t, x: x.sort(), D34),
+    "sort_descending_dim0": case(lambda t, x: t.sort(x, dim=0, descending=True), D34),
+    "sort_print": lambda t: repr(t.sort(t.tensor([3.0, 1.0, 2.0]))),
+    "sort_axis": case(lambda t, x: x.sort(axis=0), D34),
+    "argsort": case(lambda t, x: x.argsort(), D34),
+    "argsort_descending": case(lambda t, x: t.argsort(x, dim=0, descending=True), D34),
+    "kthvalue": case(lambda t, x: x.kthvalue(2), D34),
+    "kthvalue_keepdim": case(lambda t, x: t.kthvalue(x, 3, 0, keepdim=True), D34),
+    "kthvalue_print": lambda t: repr(t.tensor([3.0, 1.0, 2.0]).kthvalue(1)),
+    "median": case(lambda t, x: x.median(), D34),
+    "median_dim": case(lambda t, x: x.median(1), D34),
+    "median_dim_keepdim": case(lambda t, x: t.median(x, dim=0, keepdim=True), D34),
+    "median_print": lambda t: repr(t.tensor([3.0, 1.0, 2.0]).median(0)),
+    "chunk": case(lambda t, x: x.chunk(2, 1), D34),
+    "chunk_uneven": case(lambda t, x: t.chunk(x, 2), D34),
+    "chunk_more_than_size": lambda t: len(t.arange(6.0).chunk(4)),
+    "chunk_one_used": case(lambda t, x: x.chunk(3)[1] * 2, D34),
+    "split_int": case(lambda t, x: x.split(3, dim=1), D34),
+    "split_sizes": case(lambda t, x: t.split(x, [1, 2]), D34),
+    "split_sizes_dim1": case(lambda t, x: x.split([3, 1], 1), D34),
+    "split_sizes_bad": case(lambda t, x: x.split([1, 1]), D34),
+    "split_view_inplace_refused": case(lambda t, x: (x * 1).split(1)[0].mul_(2), D34),
+    "roll": case(lambda t, x: x.roll(1), D34),
+    "roll_dim": case(lambda t, x: t.roll(x, -1, 1), D34),
+    "roll_dims": case(lambda t, x: x.roll((1, 2), (0, 1)), D34),
+    "roll_mismatch": case(lambda t, x: x.roll((1, 2), 0), D34),
+    "one_hot": lambda t: t.nn.functional.one_hot(t.tensor([0, 2, 1])),
+    "one_hot_classes": lambda t: t.nn.functional.one_hot(t.tensor([[0], [1]]), 4),
+    "one_hot_float_refused": lambda t: t.nn.functional.one_hot(t.tensor([1.0])),
+    "one_hot_negative": lambda t: t.nn.functional.one_hot(t.tensor([-1])),
+    "one_hot_too_big": lambda t: t.nn.functional.one_hot(t.tensor([3]), 3),
+    "outer": case(lambda t, x, y: t.outer(x, y), V3, data(4)),
+    "outer_method": case(lambda t, x, y: x.outer(y), V3, V3),
+    "ger": case(lambda t, x, y: t.ger(x, y), V3, data(2)),
+    "outer_2d_refused": case(lambda t, x, y: t.outer(x, y), D34, V3),
+    "diag_embed": case(lambda t, x: t.diag(x), V3),
+    "diag_embed_offset": case(lambda t, x: x.diag(-1), V3),
+    "diag_read": case(lambda t, x: t.diag(x), D34),
+    "diag_read_offset": case(lambda t, x: x.diag(1), D34),
+    "diag_read_below": case(lambda t, x: t.diag(x, -2), D34),
+    "unsqueeze_": case(lambda t, x: (x * 1).unsqueeze_(0), D34),
+    "unsqueeze_neg": case(lambda t, x: (x * 1).unsqueeze_(-1), D34),
+    "squeeze_": case(lambda t, x: (x[None] * 1).squeeze_(), D34),
+    "squeeze_dim": case(lambda t, x: (x[:, None] * 1).squeeze_(1), D34),
+    "t_": case(lambda t, x: (x * 1).t_(), D34),
+    "transpose_": case(lambda t, x: (x * 1).transpose_(0, 1), T234),
+    "t_leaf_refused": case(lambda t, x: x.t_(), D34),
+    "t_plain": lambda t: t.ones(2, 3).t_(),
+    "fmod_": case(lambda t, x: (x * 1).fmod_(0.3), D34),
+    "fmod_tensor_": case(lambda t, x, y: (x * 1).fmod_(y), D34, np.abs(data(4)) + 0.5),
+    "remainder_": case(lambda t, x: (x * 1).remainder_(0.3), D34),
+    "remainder_tensor_": case(lambda t, x, y: (x * 1).remainder_(y), D34, np.abs(data(4)) + 0.5),
+}
+
 ALL = {f"pointwise-{k}": v for k, v in POINTWISE.items()}
+ALL.update({f"sorting-{k}": v for k, v in SORTING.items()})
 ALL.update({f"select-{k}": v for k, v in SELECT.items()})
 ALL.update({f"shape-{k}": v for k, v in SHAPE.items()})
 

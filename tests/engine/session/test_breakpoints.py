@@ -4,7 +4,10 @@ import pytest
 
 import engine as torch
 from engine.session.breakpoints import (
-    ConditionError, as_line_breakpoints, compile_condition, evaluate_condition,
+    ConditionError,
+    as_line_breakpoints,
+    compile_condition,
+    evaluate_condition,
 )
 
 

@@ -14,7 +14,7 @@ def _failing(statement: str, namespace: dict):
     stmt = ast.parse(statement).body[0]
     try:
         exec(compile(statement, "<script>", "exec"), {"torch": torch}, namespace)
-    except Exception as cause:  # noqa: BLE001 - the error is what is explained
+    except Exception as cause:
         error = ScriptError("runtime", f"{type(cause).__name__}: {cause}", 7, 4)
         error.__cause__ = cause
         return error, stmt

@@ -8,8 +8,13 @@ import pytest
 from engine.session import Session
 
 from .scripts import (
-    FORGOT_ZERO_GRAD, FUNCTION_AND_LOOP, LONG_LOOP, NAN_FROM_LOG, NON_SCALAR, RANDOM_TRAINING,
-    SEED_DEMO, SGD_LOOP,
+    FUNCTION_AND_LOOP,
+    LONG_LOOP,
+    NAN_FROM_LOG,
+    NON_SCALAR,
+    RANDOM_TRAINING,
+    SEED_DEMO,
+    SGD_LOOP,
 )
 
 
