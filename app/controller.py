@@ -14,20 +14,33 @@ Every view talks to the engine through one ``SessionController``:
 
 Panels read ``snapshot`` (or the one passed with ``state_changed``) and never call the session's
 commands themselves.
+
+With ``GRADSTEP_WORKER=1`` in the environment (or ``SessionController(use_worker=True)``) a script
+runs in a worker process (``engine.session.worker.RemoteSession``): the command thread then only
+waits on the worker's pipe, ``stop()`` asks politely and kills a worker stuck in a C call after
+0.5 s (a fresh one re-executes to the point shown), and a worker that dies becomes an ``Error``
+event. The recording player always runs here (it runs no user code).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable
-
+import os
 import queue
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from engine.session import events as ev
 from engine.session.events import Status
+
+
+def worker_enabled() -> bool:
+    """``GRADSTEP_WORKER=1``: scripts run in a worker process (engine.session.worker)."""
+    return os.environ.get("GRADSTEP_WORKER", "0") not in ("", "0")
+
 
 # The window shows a stopped run as finished (the status bar says "Stopped").
 _SHOWN_STATUS = {Status.STOPPED: Status.FINISHED}
@@ -96,7 +109,7 @@ class _CommandWorker:
                 continue
             try:
                 result = job.run()
-            except BaseException as exc:  # noqa: BLE001 - reported to the GUI, never lost
+            except BaseException as exc:
                 self._done(job, None, exc)
                 continue
             self._done(job, result, None)
@@ -119,8 +132,10 @@ class SessionController(QObject):
     _job_done = Signal(object, object, object)
     _event_arrived = Signal(object)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, *, use_worker: bool | None = None) -> None:
         super().__init__(parent)
+        # Scripts run in a worker process (RemoteSession) or on this process's command thread.
+        self.use_worker = worker_enabled() if use_worker is None else bool(use_worker)
         self.snapshot = SessionSnapshot()
         self.source = ""
         self._unsubscribe: Callable[[], None] | None = None
@@ -157,12 +172,15 @@ class SessionController(QObject):
     def load_source(self, source: str, *, path: str | None = None, breakpoints=(),
                     seed: int = 0, limits=None, resume=None) -> bool:
         """Replace the session with a new one for ``source``. Returns False if it was refused."""
-        from engine.session import Session
+        if self.use_worker:
+            from engine.session.worker import RemoteSession as Session
+        else:
+            from engine.session import Session
 
         try:
             session = Session(source, seed=seed, limits=limits, breakpoints=tuple(breakpoints),
                               filename=path or "<script>", resume=resume)
-        except Exception as exc:  # noqa: BLE001 - the old session stays; the window says why
+        except Exception as exc:
             self.load_failed.emit(path or "<script>", exc)
             return False
         self._install(session, source, path)
@@ -177,7 +195,7 @@ class SessionController(QObject):
 
         try:
             session = RecordedSession(graph_file, filename=path or "<recorded>")
-        except Exception as exc:  # noqa: BLE001 - the old session stays; the window says why
+        except Exception as exc:
             self.load_failed.emit(path or "<recorded>", exc)
             return False
         self._install(session, graph_file.script, path)
@@ -189,8 +207,11 @@ class SessionController(QObject):
         old = self.snapshot.session
         if old is not None:
             try:
-                old.stop()
-            except Exception:  # noqa: BLE001 - a finished session may refuse; it is dropped anyway
+                if getattr(old, "runs_in_worker", False):
+                    old.close()  # ends its process (and any command still waiting on it)
+                else:
+                    old.stop()
+            except Exception:
                 pass
         if self._unsubscribe is not None:
             self._unsubscribe()
@@ -306,7 +327,12 @@ class SessionController(QObject):
         if not self._worker.is_alive():
             return
         self._flush_timer.stop()
-        self.stop()
+        session = self.session
+        if getattr(session, "runs_in_worker", False):
+            self._cancel_queued()
+            session.close()
+        else:
+            self.stop()
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
@@ -433,7 +459,9 @@ def _build_view_state(session, previous: dict | None) -> dict | None:
     # it stood at the replay step. Either way, against the previous one.
     graph = session.graph(previous["graph"] if same else None)
     workspace = None
-    if session.can_edit:
+    if getattr(session, "runs_in_worker", False):
+        workspace = session.workspace  # described by the worker, where the names live
+    elif session.can_edit:
         from engine.builder.workspace import describe
 
         # The builder appends at the end of the module: a paused function's locals are not

@@ -9,6 +9,7 @@ the banner above the editor (a file that failed to open, recovered work, a line'
 from __future__ import annotations
 
 import time
+from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,10 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 if TYPE_CHECKING:  # pragma: no cover
     from .main_window import MainWindow
+
+# the banner's own links (an internal scheme: no text from a file can spell an action)
+BANNER_RECOVER = "gradstep-banner:recover"
+BANNER_DISCARD = "gradstep-banner:discard"
 
 FILE_FILTER = "gradstep files (*.gstep *.py);;Graph files (*.gstep);;Python scripts (*.py)"
 OPENABLE = (".gstep", ".py")
@@ -89,8 +94,8 @@ class Documents(QObject):
         w.console.add("error", f"Could not open {Path(path).name}: {message}")
         w.status.showMessage(f"Could not open {Path(path).name} (the current script is kept)",
                              4000)
-        self.show_banner(f"<b>Could not open {Path(path).name}</b>: {message}<br>"
-                         "The script you had open is unchanged.")
+        self.show_banner(f"<b>Could not open {escape(Path(path).name)}</b>: "
+                         f"{escape(str(message))}<br>The script you had open is unchanged.")
         w.docks["console"].raise_()
 
     def open_graph_file(self, gf, *, path: str | None, run_to_first_breakpoint: bool) -> bool:
@@ -120,8 +125,7 @@ class Documents(QObject):
         w.editor.set_source(gf.script)
         w.editor.set_breakpoints(lines, conditions)
         w.console.clear()
-        w.graph_view.folded_groups = set(getattr(getattr(gf, "view", None), "folded", []) or [])
-        w.graph_view.canvas.user_moved = False
+        w.graph_view.reset_view_state(folded=getattr(getattr(gf, "view", None), "folded", []) or [])
         w.inspector.show_nothing()
         self.hide_banner()
         if gf.description:
@@ -176,8 +180,7 @@ class Documents(QObject):
         self.title = UNTITLED
         self._recovery_entry = None
         self.hide_banner()
-        w.graph_view.folded_groups = set()
-        w.graph_view.canvas.user_moved = False
+        w.graph_view.reset_view_state()
         w.inspector.show_nothing()
         w.console.clear()
         w.reload_editor_text(announce=False)
@@ -296,7 +299,7 @@ class Documents(QObject):
 
         try:
             recovery.autosave(self.graph_file_for_save(), source_path=self.path)
-        except Exception as exc:  # noqa: BLE001 - autosave must never interrupt typing
+        except Exception as exc:
             self.window.status.showMessage(f"Autosave failed: {exc}", 5000)
 
     def offer_recovery(self) -> None:
@@ -313,9 +316,9 @@ class Documents(QObject):
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(entry.saved_at))
         name = Path(entry.source_path).name if entry.source_path else (entry.title or UNTITLED)
         self._recovery_entry = entry
-        self.show_banner(f"Unsaved work from {when} ({name}) was recovered after gradstep "
-                         "closed unexpectedly. <a href='recover'>Open it</a> · "
-                         "<a href='discard'>Discard</a>")
+        self.show_banner(f"Unsaved work from {when} ({escape(name)}) was recovered after "
+                         f"gradstep closed unexpectedly. <a href='{BANNER_RECOVER}'>Open it</a> · "
+                         f"<a href='{BANNER_DISCARD}'>Discard</a>")
 
     def closed_cleanly(self) -> None:
         """The window closed on purpose: nothing to recover next time."""
@@ -328,12 +331,14 @@ class Documents(QObject):
         from engine.files import recovery
 
         entry = self._recovery_entry
-        if link == "recover" and entry is not None:
+        if link not in (BANNER_RECOVER, BANNER_DISCARD):
+            return  # only the banner's own links act (file text is escaped: it makes none)
+        if link == BANNER_RECOVER and entry is not None:
             gf = recovery.recover(entry)
             self.open_graph_file(gf, path=entry.source_path, run_to_first_breakpoint=False)
             self.window.editor.document().setModified(True)
             recovery.discard(entry.slot)
-        elif link == "discard" and entry is not None:
+        elif link == BANNER_DISCARD and entry is not None:
             recovery.discard(entry.slot)
         self._recovery_entry = None
         self.hide_banner()
@@ -341,9 +346,8 @@ class Documents(QObject):
     # ------------------------------------------------------------------------------ banner
     def show_note(self, line, reason: str | None = None) -> None:
         """Why the session paused (a breakpoint, NaN/Inf, ...; not a plain step) and the file's
-        note for the line paused at; running on takes them away."""
-        from html import escape
-
+        note for the line paused at; running on takes them away. The note is the file's text:
+        shown as plain text (escaped), never as markup or links."""
         from .status_bar import is_routine
 
         note = self.notes.get(line) if line is not None else None
@@ -352,13 +356,14 @@ class Documents(QObject):
         if line is not None and not is_routine(reason):
             parts.append(f"<b>Paused at line {line}</b>: {escape(reason)}")
         if note:
-            parts.append(f"<b>Note (line {line})</b>: {note}")
+            parts.append(f"<b>Note (line {line})</b>: {escape(str(note))}")
         if parts:
             self.show_banner("<br>".join(parts))
         elif banner.isVisible() and banner.text().startswith(("<b>Note", "<b>Paused")):
             self.hide_banner()
 
     def show_banner(self, html: str) -> None:
+        """``html`` is the app's own markup: any text from a file in it must be escaped."""
         self.window.note_banner.setText(html)
         self.window.note_banner.show()
 

@@ -17,7 +17,14 @@ import time
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
-    QApplication, QDockWidget, QFrame, QLabel, QMainWindow, QScrollArea, QVBoxLayout, QWidget,
+    QApplication,
+    QDockWidget,
+    QFrame,
+    QLabel,
+    QMainWindow,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
 )
 
 from engine.session.events import Status
@@ -133,6 +140,7 @@ class MainWindow(QMainWindow):
         self.builder.ensure_panel()
         from .panels.buffers import GradientBufferPanel
         from .panels.optimizer import OptimizerPanel
+        from .panels.plots import PlotsPanel
         from .panels.predict import PredictPanel
         from .panels.timeline import TimelinePanel
         from .panels.training import TrainingPlotsPanel
@@ -142,6 +150,7 @@ class MainWindow(QMainWindow):
         specs = [("buffers", "Gradient Buffers", GradientBufferPanel, right),
                  ("optimizer", "Optimizer", OptimizerPanel, right),
                  ("training", "Training", TrainingPlotsPanel, bottom),
+                 ("plots", "Plots", PlotsPanel, bottom),
                  ("timeline", "Timeline", TimelinePanel, bottom),
                  ("predict", "Predict", PredictPanel, right)]
         for key, title, cls, area in specs:
@@ -329,7 +338,7 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def paintEvent(self, event) -> None:
         super().paintEvent(event)
         if self.first_painted_at is None:
             self.first_painted_at = time.perf_counter()  # the cold start's finish line
@@ -343,20 +352,20 @@ class MainWindow(QMainWindow):
         self.ensure_panels()
 
     # ---------------------------------------------------------------------- drag and drop
-    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def dragEnterEvent(self, event) -> None:
         if dropped_file(event.mimeData()) is not None:
             event.acceptProposedAction()
         else:
             event.ignore()
 
-    def dropEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def dropEvent(self, event) -> None:
         path = dropped_file(event.mimeData())
         if path is not None and self.documents.maybe_discard():
             event.acceptProposedAction()
             self.documents.open_path(path)
 
     # ----------------------------------------------------------------------------- closing
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def closeEvent(self, event) -> None:
         if self.ask_before_discarding and not self.documents.maybe_discard():
             event.ignore()
             return

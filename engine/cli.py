@@ -150,6 +150,7 @@ def report(session, path: str, stop_reason: str | None = None) -> dict:
         "warnings": [{"line": w.line, "kind": w.kind, "message": w.message}
                      for w in session.warnings],
         "console": list(session.console),
+        "figures": _figures_json(session),
         "error": None,
         "explanation": None,
     }
@@ -164,6 +165,16 @@ def report(session, path: str, stop_reason: str | None = None) -> dict:
         out["explanation"] = {"kind": x.kind, "title": x.title, "text": x.text,
                               "fixes": list(x.fixes), "subject": x.subject, "line": x.line}
     return out
+
+
+def _figures_json(session) -> list:
+    """The figures the script's matplotlib.pyplot showed (what the Plots panel draws)."""
+    figures = getattr(session, "figures", ())
+    if not figures:
+        return []
+    from .plots import figure_json
+
+    return [figure_json(f) for f in figures]
 
 
 def _flags(t: dict) -> str:
@@ -209,6 +220,12 @@ def _print_text(rep: dict, snap, out: TextIO) -> None:
         print("\nLoss per iteration", file=out)
         for item in rep["losses"]:
             print(f"  {item['iteration']:>5}  {item['loss']}", file=out)
+    if rep.get("figures"):
+        print("\nFigures (what plt.show() would have drawn; the window's Plots panel draws them)",
+              file=out)
+        for fig in rep["figures"]:
+            for line in fig["summary"]:
+                print(f"  {line}", file=out)
     if rep["console"]:
         print("\nConsole", file=out)
         for line in rep["console"]:

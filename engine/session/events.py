@@ -9,9 +9,10 @@ the session is at rest. ``kind`` (a class attribute) names each type in a trace 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 
 class Status(StrEnum):
@@ -133,6 +134,18 @@ class TimelineChanged(SessionEvent):
 
     kind: ClassVar[str] = "timeline_changed"
     length: int
+
+
+@dataclass(frozen=True)
+class FiguresChanged(SessionEvent):
+    """What the script's ``matplotlib.pyplot`` has shown so far: ``figures`` is a tuple of
+    ``engine.plots.Figure`` (plain data), published at ``plt.show()`` (and ``savefig``,
+    ``pause``) on ``line``, and at the end of the run (``line`` None) with the figures left
+    open; after time travel, those of the point travelled to."""
+
+    kind: ClassVar[str] = "figures_changed"
+    figures: tuple
+    line: int | None = None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ a graph model or a ``Status``.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
 
 from ..files.format import DataBreakpoints
 from .events import Position, SessionEvent, Status

@@ -131,6 +131,7 @@ class Session(EventPublisher):
 
     can_edit = True  # the builder may append lines to the script (engine.session.DebugSession)
     is_recorded = False
+    runs_in_worker = False  # engine.session.worker.RemoteSession runs one in another process
 
     def __init__(
         self,
@@ -161,6 +162,9 @@ class Session(EventPublisher):
         self.explanation = None
         self.namespace: dict | None = None  # the module namespace once the script has ended
         self.losses: list[tuple[int, float]] = []  # (iteration, value of `loss` at its end)
+        self.figures: tuple = ()  # engine.plots.Figure the script's pyplot has shown so far
+        self._figures_published: tuple = ()  # the figures of the last FiguresChanged sent
+        self._plots = None  # this run's engine.plots.PlotState
         self.console: list[str] = []
         self._line_open = False
         self._subscribers: list[Callable[[SessionEvent], None]] = []  # for EventPublisher
@@ -407,6 +411,30 @@ class Session(EventPublisher):
                 return self._pause if self.status == Status.PAUSED else None
             return self._drive(until)
 
+    def run_to_pause(self, raw_index: int, *, passing: bool = False, reason: str = "paused"):
+        """Run to the interpreter's pause number ``raw_index`` of this run (counted from 0 at
+        the run's first pause) and stop there with ``reason``, past every breakpoint.
+
+        The exact replay of a command that ``pause()`` or ``stop()`` ended at a moment chosen by
+        the clock (``engine.session.worker`` re-executes a killed worker's history with it);
+        ``passing``: record the statements passed, as ``continue_`` did."""
+        with self._command("run_to_pause"):
+            raw_index = int(raw_index)
+            if self._raw_count - 1 >= raw_index:
+                return self._pause if self.status == Status.PAUSED else None
+            self._record_passing = bool(passing)
+            self._past_breakpoints = True
+            try:
+                return self._drive(lambda p: reason if self._raw_count - 1 >= raw_index else None)
+            finally:
+                self._past_breakpoints = False
+                self._record_passing = False
+
+    @property
+    def raw_position(self) -> int:
+        """How many interpreter pauses this run has pulled, minus one (-1 before the first)."""
+        return self._raw_count - 1
+
     def restart(self):
         """Start over (same seed): a fresh run, paused before the first statement."""
         with self._command("restart"):
@@ -434,6 +462,9 @@ class Session(EventPublisher):
                         break
             finally:
                 self._replaying = False
+            if self.figures is not self._figures_published and (self.figures
+                                                                or self._figures_published):
+                self._figures_changed(self.figures, None)  # the figures of the point reached
             self._resumed_here = False  # a restore on the way is part of the replayed run
             self._point_index = point_index
             self._clear_since()
@@ -556,6 +587,7 @@ class Session(EventPublisher):
         self._close_run()
         if emit_reset:
             self.timeline.clear()
+            self._figures_published = ()
             self._emit(ev.Reset())
             self._emit(ev.TimelineChanged(0))
         # Everything derived from the run is rebuilt by running it.
@@ -565,6 +597,7 @@ class Session(EventPublisher):
         self.console = []
         self._line_open = False
         self.losses = []
+        self.figures = ()
         self.error = self.explanation = self.namespace = None
         self._reset_run_state()
         self._resume_pending = self.resume is not None
@@ -580,6 +613,9 @@ class Session(EventPublisher):
                 kwargs["limits"] = self.limits
             self._interp = Interpreter(self.source, **kwargs)
             self._gen = self._interp.steps()
+            from ..plots import attach
+
+            self._plots = attach(self._interp, self._figures_changed)  # figures are per run
         except ScriptError as e:
             self._interp = self._gen = None
             self._gen_error = e
@@ -787,6 +823,20 @@ class Session(EventPublisher):
             self.console.pop()
         self._emit(ev.Output(text, self._pause.line if self._pause else None))
 
+    # ------------------------------------------------------------------ figures
+    def _figures_changed(self, figures: tuple, line) -> None:
+        """The script's pyplot showed figures (``plt.show()``, savefig, the run's end)."""
+        self.figures = figures
+        if not self._replaying:
+            self._figures_published = figures
+        self._emit(ev.FiguresChanged(figures, line))
+
+    def _end_figures(self) -> None:
+        """The run ended: the figures it drew and left open are shown too (as a notebook)."""
+        plots, self._plots = self._plots, None
+        if plots is not None:
+            plots.finish()
+
     # ------------------------------------------------------------------ engine events
     def _on_engine_event(self, event) -> None:
         kind, data = event.kind, event.payload
@@ -992,6 +1042,7 @@ class Session(EventPublisher):
             if value is not None:
                 self.losses.append((self._outer_loop[1], value))
             self._outer_loop = None
+        self._end_figures()
         self._gen = self._interp = None
         if self._replaying:
             return
@@ -1005,6 +1056,7 @@ class Session(EventPublisher):
         stmt = self._pause.stmt if self._pause is not None else None
         names = self._names() if self._pause is not None else {}
         self.explanation = explain(error, stmt, names)
+        self._end_figures()
         self._gen = self._interp = None
         self._markers.add(ERROR)
         if self._replaying:

@@ -1,0 +1,95 @@
+"""The script's worker process against the in-process session, side by side in one run.
+
+Run: ``python tests/benchmarks/bench_worker.py``.
+
+- a debugger step: trigger -> ``Paused`` event received, and trigger -> the command back with
+  the graph model the window draws (in process: ``step_over()`` then ``graph(previous)`` and the
+  builder's workspace, what the controller's thread does after every command; through the worker:
+  ``RemoteSession.step_over()``, which returns with the worker's graph). Goals: within 1.5x of
+  in-process and under 50 ms;
+- 1,000 iterations of an XOR MLP (``run_iterations(1000)`` from the loop's first statement).
+  Goal: within 1.3x of in-process.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.benchmarks.bench_panels import LOOP_BODY_LINE, XOR
+
+STEPS = 60
+ITERATIONS = 1000
+REPEATS = 3
+
+
+def _step_times(session, describe_here: bool) -> tuple[list, list]:
+    """Per step: seconds to the Paused event, and to the command back with its graph."""
+    from engine.builder.workspace import describe
+    from engine.session import events as ev
+
+    to_event, to_graph = [], []
+    seen = {}
+    session.subscribe(lambda e: seen.setdefault("t", time.perf_counter())
+                      if isinstance(e, ev.Paused) else None)
+    previous = None
+    session.run_to_line(LOOP_BODY_LINE)
+    for _ in range(STEPS):
+        seen.clear()
+        start = time.perf_counter()
+        session.step_over()
+        if describe_here:
+            previous = session.graph(previous)
+            describe(session.module_names(), session.source)
+        else:
+            previous = session.graph(previous)
+        end = time.perf_counter()
+        to_event.append(seen.get("t", end) - start)
+        to_graph.append(end - start)
+    return to_event, to_graph
+
+
+def _iterations(session) -> float:
+    session.run_to_line(LOOP_BODY_LINE)
+    start = time.perf_counter()
+    session.run_iterations(ITERATIONS)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    from engine.session import Session
+    from engine.session.worker import SPARES, RemoteSession, shutdown_spares
+
+    source = XOR.format(iterations=ITERATIONS + 10)
+    try:
+        here, there = Session(source), RemoteSession(source)
+        there.step_over()  # the worker is up
+        SPARES.wait_ready()  # and its spare has started: nothing else competes for the CPU
+        a_event, a_graph = _step_times(here, True)
+        b_event, b_graph = _step_times(there, False)
+        med = statistics.median
+        print(f"step (trigger -> Paused)        in-process {med(a_event) * 1e3:6.2f} ms   "
+              f"worker {med(b_event) * 1e3:6.2f} ms   ratio {med(b_event) / med(a_event):.2f}")
+        print(f"step (trigger -> graph back)    in-process {med(a_graph) * 1e3:6.2f} ms   "
+              f"worker {med(b_graph) * 1e3:6.2f} ms   ratio {med(b_graph) / med(a_graph):.2f}"
+              "   (goals: < 1.5x, < 50 ms)")
+        runs_here, runs_there = [], []
+        for _ in range(REPEATS):
+            here, there2 = Session(source), RemoteSession(source)
+            runs_here.append(_iterations(here))
+            runs_there.append(_iterations(there2))
+            there2.close()
+        a, b = min(runs_here), min(runs_there)
+        print(f"{ITERATIONS} XOR iterations             in-process {a:6.2f} s    "
+              f"worker {b:6.2f} s    ratio {b / a:.2f}   (goal: < 1.3x)")
+        there.close()
+    finally:
+        shutdown_spares()
+
+
+if __name__ == "__main__":
+    main()
