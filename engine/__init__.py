@@ -84,11 +84,20 @@ from .ops.table import spellings as _spellings
 
 # every ``torch.x`` the op table's rows spell (engine/ops/table.py: ``api=``)
 globals().update({_name: getattr(_api, _name) for _name in _spellings("torch.")})
+from .legacy_types import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from .tensor import Size, Tensor, device
 from .tensor_format import set_printoptions
 
-from .legacy_types import (BoolTensor, ByteTensor, CharTensor, DoubleTensor,  # noqa: E402
-                           FloatTensor, HalfTensor, IntTensor, LongTensor, ShortTensor)
 __version__ = "2.13.0+gradstep"
 
 

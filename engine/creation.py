@@ -552,6 +552,7 @@ __all__ = [n for n in dir() if not n.startswith("_") and n not in ("builtins", "
 from .device import check_default as _check_device  # noqa: E402  (needs the factories above)
 from .device import checked_factories  # noqa: E402
 
+
 def result_shape(fn, args, kwargs):
     """The shape ``randn(*args, **kwargs)`` makes (its size arguments)."""
     return _size(_size_kw(fn.__name__, args, {"size": kwargs["size"]} if "size" in kwargs

@@ -1453,9 +1453,8 @@ def any(input, dim=None, keepdim=False):
 
 
 def _new(self, shape, fill, dtype, requires_grad):
-    from ..dtypes import to_numpy_dtype
-
     from ..budget import check_shape
+    from ..dtypes import to_numpy_dtype
 
     dt = self._data.dtype if dtype is None else to_numpy_dtype(dtype)
     check_shape(shape, itemsize=dt.itemsize)  # the allocation budget (engine/budget.py)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-
 # -- convolution -----------------------------------------------------------------------------------
 
 def _as_2d(x, w, stride, padding, dilation):
@@ -112,7 +111,7 @@ def conv_grad_bias(g, ans, x, w, b, stride, padding, dilation, groups):
     return g.sum(axis=axes)
 
 
-# -- constant padding (F.pad) ------------------------------------------------------------------------
+# -- constant padding (F.pad) ----------------------------------------------------------------------
 
 def _pad_widths(ndim, pad):
     """numpy's ((before, after), ...) from PyTorch's (last_before, last_after, ...)."""

@@ -84,7 +84,8 @@ def row(name, node_name, forward, *vjps, saves="", table=None, **kw) -> None:
 # PyTorch's fused backward kernels (``tanh_backward``...), which only a create_graph backward
 # records (TanhBackwardBackward0). Rows as any other, kept apart from OPS only because
 # ``tests/engine/ops/test_gradcheck.py`` checks every OPS row against its own input recipes
-# (``tests/engine/test_class_names_and_second_order.py`` checks these against PyTorch's third derivatives).
+# (``tests/engine/test_class_names_and_second_order.py`` checks these against PyTorch's third
+# derivatives).
 BACKWARD_OPS: dict[str, Op] = {}
 
 
@@ -184,7 +185,7 @@ def _sigmoid(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
 
 
-def _clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's parameter names
+def _clamp(x, min=None, max=None):
     if min is not None:
         x = np.maximum(x, np.asarray(min, dtype=x.dtype))
     if max is not None:
@@ -192,7 +193,7 @@ def _clamp(x, min=None, max=None):  # noqa: A002 - PyTorch's parameter names
     return x
 
 
-def _clamp_grad(g, ans, x, min=None, max=None):  # noqa: A002
+def _clamp_grad(g, ans, x, min=None, max=None):
     mask = np.ones(x.shape, dtype=bool)
     if min is not None:
         mask &= x >= min
@@ -443,7 +444,8 @@ row("bmm", "BmmBackward0", np.matmul, _matmul_vjp_a, _matmul_vjp_b, saves="xy",
 row("addmm", "AddmmBackward0", lambda c, a, b, cols=None: c + a @ b,
     lambda g, ans, c, a, b, cols=None: g, lambda g, ans, c, a, b, cols=None: _mm_grad_a(
         g, ans, a, b, cols),
-    lambda g, ans, c, a, b, cols=None: _mm_grad_b(g, ans, a, b, cols), saves="yz", roles=("self", "mat1", "mat2"),
+    lambda g, ans, c, a, b, cols=None: _mm_grad_b(g, ans, a, b, cols), saves="yz",
+    roles=("self", "mat1", "mat2"),
     save_if={1: (2,), 2: (1,)},
     param_defaults={"alpha": 1, "beta": 1},
     api="torch.addmm F.linear",
@@ -662,13 +664,13 @@ row("clamp_tensor", "ClampBackward0", _clamp_tensor,
          "where x > max")
 
 
-def _vector_norm(x, ord, dim, keepdim):  # noqa: A002 - PyTorch's parameter name
+def _vector_norm(x, ord, dim, keepdim):
     if ord == 2:
         return np.sqrt(np.sum(x * x, axis=dim, keepdims=keepdim))
     return np.sum(np.abs(x) ** ord, axis=dim, keepdims=keepdim) ** (1 / ord)
 
 
-def _vector_norm_grad(g, ans, x, ord, dim, keepdim):  # noqa: A002
+def _vector_norm_grad(g, ans, x, ord, dim, keepdim):
     norm = ans if keepdim or dim is None else np.expand_dims(ans, dim)
     g = g if keepdim or dim is None else np.expand_dims(g, dim)
     if ord == 1:
@@ -729,7 +731,8 @@ row("fill", "FillBackward2", lambda x, value: np.full_like(x, value),
     lambda g, ans, x, value: np.zeros_like(g),
     api="Tensor.fill_",
     note="zero: the filled value does not depend on the input")
-row("copy", "torch::autograd::CopyBackwards", lambda x, y: np.broadcast_to(y, x.shape).astype(x.dtype),
+row("copy", "torch::autograd::CopyBackwards",
+    lambda x, y: np.broadcast_to(y, x.shape).astype(x.dtype),
     lambda g, ans, x, y: np.zeros_like(g), lambda g, ans, x, y: g, promote=False,
     api="Tensor.copy_ Tensor.__setitem__",
     note="zero to the overwritten tensor; the grad, summed back to the source's shape and cast to "

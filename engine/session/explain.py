@@ -23,7 +23,8 @@ class Explanation:
     kind : str
         A stable key: ``non_scalar_backward``, ``backward_twice``, ``inplace_modified``,
         ``item_many_elements``, ``no_grad_fn``, ``leaf_inplace``, ``numpy_requires_grad``,
-        ``shape_mismatch``, or the script error's kind (``syntax``, ``forbidden``, ``limit``, ``runtime``).
+        ``shape_mismatch``, or the script error's kind (``syntax``, ``forbidden``, ``limit``,
+        ``runtime``).
     title : str
     text : str
         The explanation, naming the tensor and the numbers involved.
@@ -321,7 +322,7 @@ def _cat_shapes(cause, stmt, namespace, line, col) -> Explanation:
             f"the same size. The first tensor has size {expected} in a dimension where tensor "
             f"number {index} has {got}. Choose the dimension they really differ in, or reshape "
             "the odd one out.")
-    fixes = (f"torch.cat(tensors, dim=...)  # the dimension whose sizes differ",
+    fixes = ("torch.cat(tensors, dim=...)  # the dimension whose sizes differ",
              f"tensors[{index}].reshape(...)  # to size {expected} in every other dimension",
              f"tensors[{index}].T")
     return Explanation("shape_mismatch", "torch.cat: sizes differ outside the joined dimension",

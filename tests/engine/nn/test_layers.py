@@ -28,8 +28,9 @@ def _backward(torch, out):
 
 
 def case(build, *arrays, requires=None):
-    """Leaves from ``arrays`` (all require grad unless ``requires`` says), ``build(torch, *leaves)``,
-    backward with a gradient that differs per element; returns the output and the leaves."""
+    """Leaves from ``arrays`` (all require grad unless ``requires`` says), then
+    ``build(torch, *leaves)``, backward with a gradient that differs per element; returns the
+    output and the leaves."""
 
     def snippet(torch):
         leaves = [torch.tensor(a, requires_grad=True if requires is None else requires[i])
@@ -336,7 +337,8 @@ def test_default_init_draws_as_torch(make):
     lambda nn: nn.BatchNorm2d(3), lambda nn: nn.BatchNorm1d(4, affine=False, momentum=None),
     lambda nn: nn.BatchNorm1d(4, eps=1e-3, track_running_stats=False),
     lambda nn: nn.BatchNorm2d(2, bias=False), lambda nn: nn.LayerNorm(5),
-    lambda nn: nn.LayerNorm((4, 5), elementwise_affine=False), lambda nn: nn.LayerNorm(5, bias=False),
+    lambda nn: nn.LayerNorm((4, 5), elementwise_affine=False),
+    lambda nn: nn.LayerNorm(5, bias=False),
     lambda nn: nn.Embedding(10, 3), lambda nn: nn.Embedding(10, 3, padding_idx=-1),
 ])
 def test_layer_reprs_and_attributes(make):
@@ -359,7 +361,7 @@ def _error(lib, snippet):
         warnings.simplefilter("ignore")
         try:
             snippet(lib)
-        except Exception as e:  # noqa: BLE001 - the error is what is compared
+        except Exception as e:
             return type(e).__name__, first_line(e)
     return None
 

@@ -33,7 +33,8 @@ NON_OP_MODULES = {"engine.autograd.grad_mode", "engine.autograd.anomaly", "engin
 NOT_OPS = {
     "torch.": {
         "allclose", "arange", "as_tensor", "empty", "empty_like", "equal", "eye", "from_numpy",
-        "full", "full_like", "get_default_dtype", "set_default_dtype", "get_rng_state", "initial_seed",
+        "full", "full_like", "get_default_dtype", "set_default_dtype", "get_rng_state",
+        "initial_seed",
         "is_floating_point", "is_grad_enabled", "is_tensor", "isclose", "linspace", "logspace",
         "manual_seed", "normal", "numel", "ones", "ones_like", "rand", "rand_like", "randint",
         "randn", "randn_like", "randperm", "seed", "set_printoptions", "tensor", "zeros",
