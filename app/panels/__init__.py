@@ -9,9 +9,10 @@ Each is a QWidget made with ``Panel(controller, parent=None)`` from the window's
 
 from .buffers import GradientBufferPanel
 from .optimizer import OptimizerPanel
+from .plots import PlotsPanel
 from .predict import PredictPanel
 from .timeline import TimelinePanel
 from .training import TrainingPlotsPanel
 
-__all__ = ["GradientBufferPanel", "OptimizerPanel", "PredictPanel", "TimelinePanel",
-           "TrainingPlotsPanel"]
+__all__ = ["GradientBufferPanel", "OptimizerPanel", "PlotsPanel", "PredictPanel",
+           "TimelinePanel", "TrainingPlotsPanel"]

@@ -38,7 +38,7 @@ class Panel(QWidget):
     def stop_timers(self) -> None:
         pass
 
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def closeEvent(self, event) -> None:
         self.shutdown()
         super().closeEvent(event)
 

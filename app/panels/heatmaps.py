@@ -87,7 +87,7 @@ class Heatmaps(pg.GraphicsLayoutWidget):
             self.addItem(bar, row=0, col=self.columns, rowspan=max(1, rows))
             self._bar = bar
 
-    def showEvent(self, event) -> None:  # noqa: N802 - Qt override
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         if self._pending is not None:
             self.show_arrays(*self._pending)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from PySide6.QtCore import QObject
 
 from engine.session import events as ev
 from engine.session import panels_model as pm
+
+from .point import point_index
 
 
 class PanelsHub(QObject):
@@ -22,6 +24,7 @@ class PanelsHub(QObject):
         self.controller = controller
         self.recorder = pm.PanelsRecorder().attach()
         self._unsubscribe_session: Callable[[], None] | None = None
+        self._replay = None  # the session when it replays a recording
         self._users = 0
         self.rest_event = None  # the last Paused / Finished / Error event
         self.last_paused = None
@@ -47,11 +50,20 @@ class PanelsHub(QObject):
         self.recorder.backward_count = (
             (lambda: counters.backward) if counters is not None else None
         )
+        # A replay has no engine events: its session tells the recorder what the panels show.
+        self._replay = session if getattr(session, "is_recorded", False) else None
+        if self._replay is not None and session.status != ev.Status.IDLE:
+            self.recorder.show_replay(session.panels_feed())
         if session is not None and hasattr(session, "subscribe"):
             # runs on the worker thread, in order with the engine's own events
             self._unsubscribe_session = session.subscribe(self._on_session_event)
 
     def _on_session_event(self, event) -> None:
+        if self._replay is not None:
+            if isinstance(event, ev.AT_REST) or (isinstance(event, ev.Finished) and event.stopped):
+                # at the point the event shows (the replay publishes as it moves there)
+                self.recorder.show_replay(self._replay.panels_feed(point_index(event)))
+            return
         match event:
             case ev.Reset():
                 self.recorder.reset()

@@ -49,12 +49,15 @@ class OptimizerPanel(Panel):
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(COLUMNS))
         self.tree.setHeaderLabels(COLUMNS)
+        self.tree.setWordWrap(True)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.tree.currentItemChanged.connect(self._current_changed)
         self.tree.itemClicked.connect(self._item_clicked)
         self.rule_view = QPlainTextEdit()
         self.rule_view.setReadOnly(True)
         self.rule_view.setFont(mono_font())
-        self.rule_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # The right dock is narrow: the rule wraps instead of running off its edge.
+        self.rule_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.rule_view.setPlaceholderText(
             "The update rule appears here once optimizer.step() has updated a parameter.")
         layout.addWidget(stacked(self.tree, self.rule_view, (220, 220)))
@@ -138,8 +141,11 @@ class OptimizerPanel(Panel):
         rule = param.rule
         head = (f"{param.name}: update rule of optimizer.step() ({rule.optimizer})"
                 + ("  ← just now" if param.at_step else "  (the last step so far)"))
-        check = ("✓ reproduces the optimizer's update" if rule.matches else
-                 "✗ the rule does not reproduce the optimizer's update: see the difference")
+        if rule.matches is None:  # a recording's last step: the value after it was not kept
+            check = "the rule's result: the value after this step was not recorded"
+        else:
+            check = ("✓ reproduces the optimizer's update" if rule.matches else
+                     "✗ the rule does not reproduce the optimizer's update: see the difference")
         lines = [head, "", *rule.equations, "", "with the numbers:", *rule.filled_in(), "",
                  f"parameter before: {pm.format_array(rule.before, 12)}",
                  f"grad (unchanged by step()): {pm.format_array(rule.grad, 12)}",

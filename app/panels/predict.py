@@ -8,7 +8,14 @@ A ``backward()`` question is answered at the next pause: only running it compute
 from __future__ import annotations
 
 from PySide6.QtWidgets import (
-    QCheckBox, QGridLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget,
+    QCheckBox,
+    QGridLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QVBoxLayout,
+    QWidget,
 )
 
 from engine.session import events as ev

@@ -11,8 +11,16 @@ from __future__ import annotations
 from PySide6.QtCore import QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import (
-    QGridLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QSpinBox, QSplitter, QTableWidget,
-    QTableWidgetItem, QWidget,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
 )
 
 from engine.session import panels_model as pm
@@ -43,7 +51,7 @@ class MarkerStrip(QWidget):
         self.current: int | None = None
         self.setMinimumHeight(26)
 
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+    def sizeHint(self) -> QSize:
         return QSize(300, 26)
 
     def set_points(self, points: list, current: int | None) -> None:
@@ -55,7 +63,7 @@ class MarkerStrip(QWidget):
         margin = 8.0  # QSlider's handle half-width, so ticks line up with the handle
         return margin + (self.width() - 2 * margin) * index / n
 
-    def paintEvent(self, _event) -> None:  # noqa: N802 - Qt's name
+    def paintEvent(self, _event) -> None:
         painter = QPainter(self)
         h = self.height()
         faint = QColor("#d0d7de")

@@ -15,7 +15,13 @@ import pyqtgraph as pg
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
-    QBoxLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QWidget,
+    QBoxLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QWidget,
 )
 
 from engine.session import panels_model as pm
@@ -45,7 +51,11 @@ def _plot(title: str, left: str) -> pg.PlotWidget:
     # the x range grows in steps (``_grow_x``): an axis whose range changes re-lays out all its
     # ticks, which would otherwise be most of the cost of every frame of a run
     item.enableAutoRange(x=False)
-    item.addLegend(offset=(-10, 10), labelTextSize="8pt")
+    # The legend sits in the top-right corner on a see-through card, and the y range keeps
+    # headroom above the curves for it, so it never hides them.
+    item.addLegend(offset=(-6, 4), labelTextSize="7pt", verSpacing=-6,
+                   brush=pg.mkBrush(255, 255, 255, 150), pen=pg.mkPen(200, 200, 200, 160))
+    item.getViewBox().setDefaultPadding(0.12)
     widget.setMinimumHeight(80)  # fits a low bottom dock; side by side there (resizeEvent)
     return widget
 
@@ -223,7 +233,7 @@ class TrainingPlotsPanel(Panel):
                 curve.setSymbol(None)
             curve.setData(xs, ys)
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+    def resizeEvent(self, event) -> None:
         # docked along the bottom the panel is wide and low: the plots go side by side
         wide = self.width() > 2 * self.height()
         direction = (QBoxLayout.Direction.LeftToRight if wide

@@ -29,10 +29,23 @@ from ..session.breakpoints import DataBreakpoints, LineBreakpoint
 from ..session.counters import Counters
 from ..session.diff import compute_diff
 from ..session.events import EventPublisher, Position, SessionEvent, Status
+from ..session.panels_model import (
+    BufferState,
+    Contribution,
+    ReplayFeed,
+    ReplayOptimizer,
+    StepRecord,
+    TrainingHistory,
+    norm,
+    state_arrays,
+)
 from ..session.state import Snapshot, TensorRecord, non_finite
 from ..session.timeline import BACKWARD, STEP, TimelinePoint
 from .graph import _recorded_of, recorded_graph
 from .replay import ReplayStep, graph_at_step, replay_steps
+
+_MARKERS = {m: m for m in (frozenset(), frozenset({BACKWARD}), frozenset({STEP}),
+                            frozenset({BACKWARD, STEP}))}  # shared by the timeline's points
 
 
 @dataclass(frozen=True)
@@ -89,14 +102,23 @@ class RecordedSession(EventPublisher):
 
     def __init__(self, source, *, filename: str = "<recorded>") -> None:
         self.recorded = _recorded_of(source)
+        meta = getattr(source, "metadata", None) or {}
+        summary = meta.get("gradstep.record") if isinstance(meta, dict) else None
+        # the recorder's per-iteration summary (loss, grad_norms): norms of grads too large to keep
+        self.summaries: list = list((summary or {}).get("iterations") or [])
+        self._replay_optimizers: tuple | None = None
         self.filename = filename
         self.source = ""
         self.iteration_count = len(self.recorded.iterations)
         self._bases: dict[int, Any] = {}  # iteration -> its recorded graph
         self._steps: dict[int, list] = {}  # iteration -> its ReplaySteps
         self._records: dict[tuple, TensorRecord] = {}  # shared between snapshots
-        last = self._last_iteration
-        self.steps_per_backward = len(self.steps(last))
+        self._states: dict[int, dict] = {}  # iteration -> optimizer state after its step
+        # How many nodes the backward ran, counted without making the steps (made on first use:
+        # a 100,000-node recording opens without building 80,000 ReplaySteps first).
+        self.steps_per_backward = sum(
+            1 for node in self.recorded.nodes
+            if node.kind != "tensor" and node.attrs.get("executed_index") is not None)
         self.timeline = self._build_timeline()
         self.counters = Counters()
         self.breakpoints: dict[int, LineBreakpoint] = {}
@@ -158,7 +180,7 @@ class RecordedSession(EventPublisher):
                 if k == 0 and i > 0 and self.recorded.iterations[i - 1].optimizers:
                     markers.add(STEP)
                 points.append(TimelinePoint(len(points), "backward_step", None, iteration, (k, n),
-                                            frozenset(markers), len(points)))
+                                            _MARKERS[frozenset(markers)], len(points)))
         points.append(TimelinePoint(len(points), "finished", None, None, None, frozenset(),
                                     len(points), reason="finished"))
         return points
@@ -267,6 +289,142 @@ class RecordedSession(EventPublisher):
 
     def console_at(self, point_index: int) -> list[str]:
         return []
+
+    def panels_feed(self, point_index: int | None = None) -> ReplayFeed:
+        """What the panels show at a point (the current one by default), from the recording.
+
+        The live panels learn it from the engine's events; here every number is the file's:
+        the training curves of the iterations whose backward had started by then (loss) and
+        finished (gradient norms), the update ratio of each recorded step, each ``.grad``'s
+        story and each parameter's latest ``optimizer.step()`` (before = that iteration's value,
+        grad, state before and after; after = the next iteration's value, None after the last).
+        """
+        index = self._index if point_index is None else int(point_index)
+        i, k = self.point_of(index)
+        end = index == len(self.timeline) - 1
+        iterations = self.recorded.iterations
+        backward = self._backward_count(index)
+        snapshot = self._snapshot if point_index is None else self._snapshot_at(index)
+        finished = [j for j in range(min(backward, self.iteration_count))
+                    if j < i or end or k >= self.steps_per_backward]
+        stepped = self._stepped(index)
+        norms = _largest(self._series(finished, self._grad_norm))
+        ratios = self._series(stepped, self._update_ratio)
+        history = TrainingHistory.from_series(
+            [self._loss_of(j) for j in range(backward)], norms,
+            {name: ratios[name] for name in norms if name in ratios})
+        stories = {}
+        for name, rec in snapshot.tensors.items():
+            if rec.grad is not None:
+                at = i + 1 if not end else len(iterations) or 1
+                stories[name] = BufferState(None, (Contribution(backward, backward, rec.grad),),
+                                            True, note=f"recorded: the .grad torch's backward() "
+                                            f"left in iteration {at}")
+        return ReplayFeed(self._optimizers(), self._steps_at(stepped), stories, history)
+
+    # -- the panels' numbers, from the recorded iterations
+    def _backward_count(self, index: int) -> int:
+        i, k = self.point_of(index)
+        return i + (1 if k > 0 or index == len(self.timeline) - 1 else 0)
+
+    def _stepped(self, index: int) -> list[int]:
+        """The iterations whose ``optimizer.step()`` had run by point ``index``."""
+        i, _ = self.point_of(index)
+        until = self.iteration_count if index == len(self.timeline) - 1 else i
+        return [j for j in range(until) if self.recorded.iterations[j].optimizers]
+
+    def _loss_of(self, j: int) -> float:
+        return dict(self.losses).get(j, float("nan"))
+
+    def _series(self, js, value) -> dict[str, tuple[list, list]]:
+        out: dict[str, tuple[list, list]] = {}
+        for j in js:
+            for name, y in value(j).items():
+                xs, ys = out.setdefault(name, ([], []))
+                xs.append(j)
+                ys.append(y)
+        return out
+
+    def _grad_norm(self, j: int) -> dict[str, float]:
+        """Iteration ``j``'s gradient norm per parameter (the file's summary for a grad too
+        large to keep)."""
+        summary = self._summary(j).get("grad_norms") or {}
+        out = {}
+        for name, t in self.recorded.iterations[j].tensors.items():
+            if t.grad is not None:
+                out[name] = norm(t.grad)
+            elif isinstance(summary.get(name), (int, float)):
+                out[name] = float(summary[name])
+        return out
+
+    def _update_ratio(self, j: int) -> dict[str, float]:
+        """‖Δw‖ / ‖w‖ of iteration ``j``'s step (known when the next iteration was recorded)."""
+        iterations = self.recorded.iterations
+        if j + 1 >= len(iterations):
+            return {}
+        out = {}
+        for name in self._param_names(j):
+            before, after = iterations[j].tensors.get(name), iterations[j + 1].tensors.get(name)
+            if before is None or after is None or before.value.shape != after.value.shape:
+                continue
+            denom = norm(before.value)
+            out[name] = norm(np.asarray(after.value, np.float64) - before.value) / denom \
+                if denom else float("nan")
+        return out
+
+    def _param_names(self, j: int) -> list[str]:
+        names: list[str] = []
+        for opt in self.recorded.iterations[j].optimizers.values():
+            for group in opt.param_groups:
+                names += [n for n in group.get("params", ()) if n not in names]
+        return names
+
+    def _summary(self, j: int) -> dict:
+        summaries = self.summaries
+        return summaries[j] if j < len(summaries) and isinstance(summaries[j], dict) else {}
+
+    def _optimizers(self) -> tuple[ReplayOptimizer, ...]:
+        """The recorded optimizers (their first recorded iteration's groups)."""
+        if self._replay_optimizers is None:
+            found: dict[str, ReplayOptimizer] = {}
+            for state in self.recorded.iterations:
+                for name, opt in state.optimizers.items():
+                    if name in found:
+                        continue
+                    shapes = {p: tuple(np.shape(state.tensors[p].value))
+                              for g in opt.param_groups for p in g.get("params", ())
+                              if p in state.tensors}
+                    found[name] = ReplayOptimizer(name, opt.type, tuple(
+                        dict(g) for g in opt.param_groups), shapes)
+            self._replay_optimizers = tuple(found.values())
+        return self._replay_optimizers
+
+    def _steps_at(self, stepped: list[int]) -> dict:
+        """(optimizer, parameter) -> the parameter's latest recorded step among ``stepped``."""
+        if not stepped:
+            return {}
+        iterations = self.recorded.iterations
+        j = stepped[-1]
+        previous = iterations[j - 1].optimizers if j > 0 and (j - 1) in stepped else {}
+        out = {}
+        for oname, opt in iterations[j].optimizers.items():
+            before_state = previous.get(oname)
+            for group in opt.param_groups:
+                for pname in group.get("params", ()):
+                    t = iterations[j].tensors.get(pname)
+                    if t is None:
+                        continue
+                    nxt = iterations[j + 1].tensors.get(pname) if j + 1 < len(iterations) \
+                        else None
+                    prev = None
+                    if before_state is not None and pname in before_state.state:
+                        prev = state_arrays(before_state.state[pname])
+                    out[(oname, pname)] = StepRecord(
+                        len(stepped), None, None, np.asarray(t.value),
+                        None if nxt is None else np.asarray(nxt.value),
+                        None if t.grad is None else np.asarray(t.grad), prev,
+                        state_arrays(opt.state.get(pname, {})), kind=opt.type)
+        return out
 
     # ------------------------------------------------------------------ thread-safe controls
     def pause(self) -> None:
@@ -461,13 +619,9 @@ class RecordedSession(EventPublisher):
 
     def _set_counters(self, index: int) -> None:
         # Counted as a live run would have: each iteration is one backward and one step.
-        i, k = self.point_of(index)
         end = index == len(self.timeline) - 1
-        self.counters.backward = i + (1 if k > 0 or end else 0)
-        steps = sum(1 for s in self.recorded.iterations[:i] if s.optimizers)
-        if end and self.iteration_count and self.recorded.iterations[-1].optimizers:
-            steps += 1
-        self.counters.step = steps
+        self.counters.backward = self._backward_count(index)
+        self.counters.step = len(self._stepped(index))
         self.counters.iteration = None if end else self.timeline[index].iteration
 
     def _snapshot_at(self, index: int) -> Snapshot:
@@ -484,7 +638,26 @@ class RecordedSession(EventPublisher):
                 (graph.nodes[w].get("executed_index") is not None
                  and graph.nodes[w]["executed_index"] < k) for w in writers)
             tensors[a["name"]] = self._record(i, node_id, a, shown)
-        return Snapshot(tensors, {}, {}, 0)
+        return Snapshot(tensors, self._optimizer_state(index), {}, 0)
+
+    def _optimizer_state(self, index: int) -> dict:
+        """``(optimizer, parameter, key)`` -> value: the state the last step by then left."""
+        stepped = self._stepped(index)
+        if not stepped:
+            return {}
+        j = stepped[-1]
+        cached = self._states.get(j)
+        if cached is None:
+            cached = {}
+            for oname, opt in self.recorded.iterations[j].optimizers.items():
+                for pname, entry in opt.state.items():
+                    for key, value in entry.items():
+                        if isinstance(value, np.ndarray):
+                            value = np.array(value, copy=True)
+                            value.flags.writeable = False
+                        cached[(oname, pname, str(key))] = value
+            self._states[j] = cached
+        return cached
 
     def _record(self, iteration: int, node_id: str, a: dict, with_grad: bool) -> TensorRecord:
         key = (iteration, node_id, with_grad)
@@ -500,6 +673,19 @@ class RecordedSession(EventPublisher):
                 grad_fn=None if a.get("is_leaf") else producer)
             self._records[key] = record
         return record
+
+
+MAX_CURVES = 16
+"""Parameters plotted per training curve in a replay: the largest gradient norms. A legend entry
+per parameter costs the plot a re-layout of every entry (quadratic): a ResNet's hundreds of
+parameters took the first paint from a second to a minute."""
+
+
+def _largest(series: dict, n: int = MAX_CURVES) -> dict:
+    if len(series) <= n:
+        return series
+    kept = sorted(series, key=lambda name: -max(series[name][1], default=0.0))[:n]
+    return {name: series[name] for name in series if name in set(kept)}
 
 
 def _with_leaf_write(graph, step: ReplayStep) -> ReplayStep:

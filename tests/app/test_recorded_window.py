@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.app.window_support import click_node, position, status, trigger, wait_idle
 
+from tests.app.window_support import click_node, position, status, trigger, wait_idle
 
 torch = pytest.importorskip("torch")
 torch.set_num_threads(1)  # torch's pool spins on a busy shared machine
 
-import engine.record as record  # noqa: E402
-from app.inspector import array_text  # noqa: E402
-from engine.session.events import Status  # noqa: E402
+import engine.record as record
+from app.inspector import array_text
+from engine.session.events import Status
 
 pytestmark = pytest.mark.torch
 

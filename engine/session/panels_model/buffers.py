@@ -6,8 +6,9 @@ its contributions, one per backward() call, with the paths that met at a fan-in.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -71,6 +72,7 @@ class BufferState:
     reset_as: str | None  # "none" / "zeros": the last zero_grad(); None: never reset
     contributions: tuple[Contribution, ...]
     complete: bool  # False when older writes were not recorded (or were dropped)
+    note: str | None = None  # how the buffer got its value, when the story is told elsewhere
 
 
 class BufferLedger:
@@ -187,7 +189,10 @@ def buffer_rows(
                 continue
             grad = rec.grad
             state = "none" if grad is None else ("zeros" if not np.any(grad) else "values")
-            story = recorder.ledger.state(tensors.get(name))
+            if recorder.replay is not None:  # a replay: the recording tells each story
+                story = recorder.replay.stories.get(name, _UNKNOWN)
+            else:
+                story = recorder.ledger.state(tensors.get(name))
             note, contribs = _buffer_note(grad, story)
             old = before.get(name)
             changed = old is not None and not _same(old.grad, grad)
@@ -203,6 +208,9 @@ def buffer_rows(
     return rows
 
 
+_UNKNOWN = BufferState(None, (), True)
+
+
 def _same(a, b) -> bool:
     if a is None or b is None:
         return a is b
@@ -211,6 +219,8 @@ def _same(a, b) -> bool:
 
 def _buffer_note(grad, story: BufferState) -> tuple[str, tuple[Contribution, ...]]:
     contribs = story.contributions
+    if story.note is not None:
+        return story.note, contribs
     if grad is None:
         if story.reset_as == "none" and not contribs:
             return "None after zero_grad(set_to_none=True)", ()

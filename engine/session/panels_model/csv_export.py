@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import csv
 import io
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
-
 
 Table = tuple[tuple[str, ...], list[tuple]]  # (header, rows), ready for csv_text
 

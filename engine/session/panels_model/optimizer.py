@@ -5,8 +5,9 @@ AdamW, RMSprop, Adagrad), and the rows the optimizer panel shows (``optimizer_ro
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,17 +32,27 @@ class StepRecord:
     """One parameter's update in one ``optimizer.step()`` call, copied as it happened."""
 
     step_call: int  # optimizer.step() calls are numbered from 1 since the recorder attached
-    optimizer: Any
-    param: Any
+    optimizer: Any  # the live optimizer (None in a replay: ``kind`` names it)
+    param: Any  # the live parameter (None in a replay)
     before: np.ndarray
-    after: np.ndarray
+    after: np.ndarray | None  # None: not recorded (a recording's last step)
     grad: np.ndarray | None
     state_before: dict[str, np.ndarray] | None  # None: first step (or recorded too late)
     state_after: dict[str, np.ndarray]
+    kind: str = ""  # the optimizer's class name ("Adam"); defaults to the live optimizer's
+
+    def __post_init__(self) -> None:
+        if not self.kind:
+            self.kind = type(self.optimizer).__name__
 
 
 def _state_copy(optimizer, param) -> dict[str, np.ndarray]:
     state = optimizer.state.get(param, {}) if hasattr(optimizer.state, "get") else {}
+    return state_arrays(state)
+
+
+def state_arrays(state: Mapping) -> dict[str, np.ndarray]:
+    """One parameter's optimizer state (live or recorded) as float64 copies, numbers only."""
     out = {}
     for k, v in state.items():
         v = getattr(v, "_data", v)
@@ -118,7 +129,7 @@ class UpdateRule:
     update: np.ndarray  # Δ, all the step took off: after = before - update
     after: np.ndarray
     predicted_after: np.ndarray  # the rule evaluated here, from the recorded numbers
-    matches: bool  # the rule reproduces what the optimizer did
+    matches: bool | None  # the rule reproduces what the optimizer did (None: no value after)
 
     def filled_in(self) -> tuple[str, ...]:
         """The equations with numbers: one line per term, then the final subtraction."""
@@ -129,8 +140,12 @@ class UpdateRule:
 
 
 def update_rule(rec: StepRecord, group: dict) -> UpdateRule:
-    """Evaluate the optimizer's documented rule on the recorded numbers and check it."""
-    name = type(rec.optimizer).__name__
+    """Evaluate the optimizer's documented rule on the recorded numbers and check it.
+
+    Without the parameter's value after the step (``rec.after`` None: a recording's last step)
+    the rule's own result stands for it and ``matches`` is None: nothing to check against.
+    """
+    name = rec.kind
     w = rec.before.astype(np.float64)
     g = None if rec.grad is None else rec.grad.astype(np.float64)
     rule = _RULES.get(name)
@@ -140,13 +155,19 @@ def update_rule(rec: StepRecord, group: dict) -> UpdateRule:
             equations, terms, predicted = rule(w, g, group, rec.state_before, rec.state_after)
         except KeyError:  # a state key the rule expects is missing: fall back to the plain delta
             equations, terms, predicted = (), (), None
-    after = rec.after.astype(np.float64)
-    if predicted is None:
-        equations = ("w_new = w - update   (update = w - w_new, as the optimizer applied it)",)
-        predicted = after
-    tol = 1e-4 if rec.after.dtype == np.float32 else 1e-9
-    matches = bool(np.allclose(predicted, after, rtol=tol, atol=tol))
-    return UpdateRule(name, equations, tuple(terms), rec.before, rec.grad, w - after, rec.after,
+    if rec.after is None:
+        if predicted is None:  # neither the rule nor the value after: nothing to show
+            predicted = w
+            equations = ("w_new = ?   (the value after this step was not recorded)",)
+        after, matches, shown_after = predicted, None, predicted
+    else:
+        after, shown_after = rec.after.astype(np.float64), rec.after
+        if predicted is None:
+            equations = ("w_new = w - update   (update = w - w_new, as the optimizer applied it)",)
+            predicted = after
+        tol = 1e-4 if rec.after.dtype == np.float32 else 1e-9
+        matches = bool(np.allclose(predicted, after, rtol=tol, atol=tol))
+    return UpdateRule(name, equations, tuple(terms), rec.before, rec.grad, w - after, shown_after,
                       predicted, matches)
 
 
@@ -308,37 +329,62 @@ def optimizer_rows(
     """Per optimizer and param group: hyper-parameters, each parameter's state and update rule.
 
     ``live`` is the script's names (the optimizers themselves hold the hyper-parameters);
-    ``at_step``: the point shown is an optimizer.step() pause, so the rules are the news.
+    ``at_step``: the point shown is an optimizer.step() pause, so the rules are the news. In a
+    replay (``recorder.replay``) the recording's optimizers and steps stand for the live ones.
     """
-    tensors = named_tensors(live)
-    by_id = {}
-    for name, t in tensors.items():
-        by_id.setdefault(id(t), name)
-    out = []
     with recorder.lock:
+        if recorder.replay is not None:
+            return _replay_rows(snapshot, recorder.replay, at_step)
+        tensors = named_tensors(live)
+        by_id = {}
+        for name, t in tensors.items():
+            by_id.setdefault(id(t), name)
+        out = []
         for oname, opt in live.items():
             if oname.startswith("__") or isinstance(opt, type) or not is_optimizer(opt):
                 continue
+            kind = type(opt).__name__
             for gi, group in enumerate(opt.param_groups):
-                hyper = tuple((k, v) for k, v in group.items() if k != "params")
                 params = []
                 for pi, p in enumerate(group["params"]):
                     pname = by_id.get(id(p), f"param_groups[{gi}].params[{pi}]")
-                    state = tuple((k[2], v) for k, v in snapshot.optimizer.items()
-                                  if k[0] == oname and k[1] == pname)
-                    rec = snapshot.tensors.get(pname)
-                    grad = rec.grad if rec is not None else None
-                    gstate = "none" if grad is None else ("zeros" if not np.any(grad) else
-                                                          "values")
                     step = recorder.steps.record(p)
-                    rule = (update_rule(step, group)
-                            if step is not None and step.optimizer is opt else None)
-                    params.append(ParamRow(
-                        pname, tuple(p.shape), gstate, state,
-                        _bias_corrections(group, dict(state)), rule, at_step and rule is not None,
-                    ))
-                out.append(GroupRows(oname, type(opt).__name__, gi, hyper, tuple(params)))
+                    if step is not None and step.optimizer is not opt:
+                        step = None
+                    params.append(_param_row(snapshot, oname, group, pname, tuple(p.shape), step,
+                                             at_step))
+                out.append(_group_rows(oname, kind, gi, group, params))
+        return out
+
+
+def _replay_rows(snapshot: Snapshot, replay, at_step: bool) -> list[GroupRows]:
+    """The rows of a replay: the recorded optimizers, their groups and each parameter's step."""
+    out = []
+    for opt in replay.optimizers:
+        for gi, group in enumerate(opt.param_groups):
+            params = [_param_row(snapshot, opt.name, group, pname, opt.shapes.get(pname, ()),
+                                 replay.steps.get((opt.name, pname)), at_step)
+                      for pname in group.get("params", ())]
+            out.append(_group_rows(opt.name, opt.kind, gi, group, params))
     return out
+
+
+def _group_rows(oname: str, kind: str, index: int, group: Mapping, params: list) -> GroupRows:
+    hyper = tuple((k, v) for k, v in group.items() if k != "params")
+    return GroupRows(oname, kind, index, hyper, tuple(params))
+
+
+def _param_row(snapshot: Snapshot, oname: str, group: Mapping, pname: str, shape: tuple,
+               step: StepRecord | None, at_step: bool) -> ParamRow:
+    """One parameter's row: its grad, its state at the point and its latest step's rule."""
+    state = tuple((k[2], v) for k, v in snapshot.optimizer.items()
+                  if k[0] == oname and k[1] == pname)
+    rec = snapshot.tensors.get(pname)
+    grad = rec.grad if rec is not None else None
+    gstate = "none" if grad is None else ("zeros" if not np.any(grad) else "values")
+    rule = update_rule(step, group) if step is not None else None
+    return ParamRow(pname, tuple(shape), gstate, state, _bias_corrections(group, dict(state)),
+                    rule, at_step and rule is not None)
 
 
 def _bias_corrections(group, state) -> tuple[tuple[str, float], ...]:

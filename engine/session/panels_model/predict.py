@@ -6,8 +6,9 @@ the user's guess.
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +69,7 @@ def predictions(stmt: ast.stmt | None, live: Mapping[str, Any]) -> list[Predicti
 def _dotted(node) -> str | None:
     try:
         text = ast.unparse(node)
-    except Exception:  # noqa: BLE001 - an odd node is simply not asked about
+    except Exception:
         return None
     return text if all(part.isidentifier() for part in text.split(".")) else None
 

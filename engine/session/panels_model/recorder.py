@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from ... import events
 from .buffers import BufferLedger
 from .optimizer import StepLog
+from .replay import ReplayFeed
 from .training import TrainingHistory
 
 
@@ -27,6 +28,7 @@ class PanelsRecorder:
         self.ledger = BufferLedger()
         self.steps = StepLog()
         self.history = TrainingHistory()
+        self.replay: ReplayFeed | None = None  # a replay's panels data, at the point shown
         self._unsubscribe: Callable[[], None] | None = None
 
     @property
@@ -52,6 +54,20 @@ class PanelsRecorder:
         self.ledger = BufferLedger()
         self.steps = StepLog()
         self.history = TrainingHistory()
+        self.replay = None
+
+    def show_replay(self, feed: ReplayFeed | None) -> None:
+        """Tell the panels a replay's story at the point it shows (None: back to the engine's).
+
+        A recording has no engine events: its session makes the ``ReplayFeed`` (buffer stories,
+        optimizer steps, training history) from the file, and the panels' models read it in
+        place of what the events would have left.
+        """
+        with self.lock:
+            self._reset()
+            self.replay = feed
+            if feed is not None:
+                self.history = feed.history
 
     def catch_up(self) -> None:
         """Start over if the run has made fewer backward() calls than recorded: it was re-run."""

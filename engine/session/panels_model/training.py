@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import weakref
 from array import array
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +48,21 @@ class TrainingHistory:
         self.version = 0
         self._refs: dict[int, weakref.ref] = {}
         self._written: list = []
+
+    @classmethod
+    def from_series(cls, loss, grad_norms: Mapping[str, tuple] = (),
+                    update_ratios: Mapping[str, tuple] = ()) -> "TrainingHistory":
+        """A history told by someone else (a replay): the loss per iteration and, per display
+        name, ``(iterations, values)`` of the gradient norm and the update ratio."""
+        history = cls()
+        history.loss = array("d", (float(x) for x in loss))
+        for table, given in ((history.grad_norms, grad_norms),
+                             (history.update_ratios, update_ratios)):
+            for name, (xs, ys) in dict(given).items():
+                series = table[name] = _Series()
+                series.xs, series.ys = array("d", map(float, xs)), array("d", map(float, ys))
+        history.version = 1
+        return history
 
     @property
     def iterations(self) -> int:
@@ -93,13 +109,19 @@ class TrainingHistory:
         """``table`` (grad_norms or update_ratios) as display name -> (x, y) arrays.
 
         ``names`` maps ``id(tensor)`` to display names (``names_by_id``); tensors it does not
-        know (a name rebound since) are called ``param 1``, ``param 2``, ...
+        know (a name rebound since) are called ``param 1``, ``param 2``, ... A history made by
+        ``from_series`` is keyed by display name already.
         """
         out = {}
         known = [key for key in names if key in table]  # the script's order, then the rest
         keys = known + [key for key in list(table) if key not in names]
         for k, key in enumerate(keys):
-            ref, data = self._refs.get(key), table[key]
+            data = table[key]
+            if isinstance(key, str):  # named by whoever told the story
+                if data.xs:
+                    out[key] = data.arrays()
+                continue
+            ref = self._refs.get(key)
             if not data.xs or ref is None or ref() is None:
                 continue
             out[names.get(key) or f"param {k + 1}"] = data.arrays()
