@@ -33,6 +33,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
+from engine.gc_policy import collector_paused
 from engine.session import events as ev
 from engine.session.events import Status
 
@@ -108,7 +109,9 @@ class _CommandWorker:
                 self._done(job, None, None)  # cancelled: only the busy count cares
                 continue
             try:
-                result = job.run()
+                # no collection from the window's thread while the script runs here
+                with collector_paused():
+                    result = job.run()
             except BaseException as exc:
                 self._done(job, None, exc)
                 continue

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.graph.collector import collector_paused
+from engine.gc_policy import collector_paused
 
 from .graph_items import (
     DARK,

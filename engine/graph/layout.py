@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 import numpy as np
 
-from .collector import collector_paused
+from ..gc_policy import collector_paused
 from .coordinates import assign_x
 from .layering import ProperGraph, assign_layers, make_proper
 from .ordering import Ordering

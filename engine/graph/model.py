@@ -18,7 +18,7 @@ import networkx as nx
 import numpy as np
 
 from ..autograd.node import AccumulateGrad
-from .collector import collector_paused
+from ..gc_policy import collector_paused
 from .groups import infer_groups
 from .ids import label_of, tensor_id
 from .names import NamedTensor, named_tensors
