@@ -33,9 +33,10 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from engine.gc_policy import collector_paused
 from engine.session import events as ev
 from engine.session.events import Status
+
+from .collector import MainThreadCollector
 
 
 def worker_enabled() -> bool:
@@ -109,9 +110,7 @@ class _CommandWorker:
                 self._done(job, None, None)  # cancelled: only the busy count cares
                 continue
             try:
-                # no collection from the window's thread while the script runs here
-                with collector_paused():
-                    result = job.run()
+                result = job.run()
             except BaseException as exc:
                 self._done(job, None, exc)
                 continue
@@ -151,6 +150,8 @@ class SessionController(QObject):
         self._job_done.connect(self._on_job_done)
         self._event_arrived.connect(self._on_event)
         self._worker = _CommandWorker(self._job_done.emit)
+        # collections on this thread, between commands only (app/collector.py)
+        self._collector = MainThreadCollector(lambda: self._busy_jobs > 0, self)
         from PySide6.QtCore import QCoreApplication
 
         app = QCoreApplication.instance()
@@ -327,6 +328,7 @@ class SessionController(QObject):
 
     def shutdown(self) -> None:
         """Stop the session and the worker thread; call before the window goes away."""
+        self._collector.release()
         if not self._worker.is_alive():
             return
         self._flush_timer.stop()
