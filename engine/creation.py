@@ -154,8 +154,10 @@ def _nested_size(data) -> int:
         if not data:
             return 0
         data = data[0]
-    size = getattr(data, "size", 1)
-    return n * (size() if callable(size) else int(size))
+    if isinstance(data, np.ndarray):
+        return n * data.size
+    numel = getattr(data, "numel", None)  # a Tensor: .size() is its shape, not a count
+    return n * (numel() if callable(numel) else 1)
 
 
 _NUMBER_TYPES = (builtins.bool, builtins.int, builtins.float, np.bool_, np.integer, np.floating)

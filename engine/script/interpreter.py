@@ -142,6 +142,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self._resume_in = child  # the greenlet that paused last (the script's or a generator's)
         self._driver = child.parent
         self._stepping = True
+        self._outside_budget = _budget.guard  # what the rest of the process has while paused
         try:
             try:
                 switch = child.switch
@@ -150,7 +151,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
                     if value.__class__ is _Backward:
                         value = yield from self._backward_steps(value, child)
                         continue
-                    yield value
+                    yield from self._paused(value)
                     value = self._resume_in.switch()
             except greenlet.error as e:
                 raise ScriptError("runtime", f"the script cannot be resumed here: {e}") from e
@@ -168,6 +169,16 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             self._child = None
             self._stepping = False
 
+    def _paused(self, pause):
+        """Hand ``pause`` to the driver. While the script waits there, the run's allocation budget
+        is taken off: the rest of the process (the window, other sessions' dry runs) must not
+        be held to a paused script's limits."""
+        run_budget = _budget.install(self._outside_budget)
+        try:
+            yield pause
+        finally:
+            _budget.install(run_budget)
+
     def _backward_steps(self, handoff, child):
         """The pauses of a backward pass that the script handed to ``steps()``: its nodes run
         here, in the driver's greenlet, with no switch per node. Returns the script's next value
@@ -179,7 +190,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             for step in steps:
                 if self._stop_requested:
                     raise ScriptError("stopped", "the script was stopped").at(handoff.node)
-                yield Pause("backward_step", stmt, act, self.globals, self._loop_state, step)
+                yield from self._paused(
+                    Pause("backward_step", stmt, act, self.globals, self._loop_state, step))
                 if self._stop_requested:
                     raise ScriptError("stopped", "the script was stopped", stmt.lineno,
                                       stmt.col_offset)

@@ -120,3 +120,26 @@ def test_no_budget_no_checks():
             assert float((x @ x).sum()) == 1000.0 ** 3  # within the budget: runs
         assert budget.guard is None
     assert budget.guard is outer
+
+
+def test_a_tensor_from_a_list_of_tensors_is_counted_by_elements():
+    # torch.tensor([t.tensor(1.0), t.tensor(2.0)]): each element's numel, not its shape
+    with budget.use(budget.Budget(10)):
+        assert engine.tensor([engine.tensor(1.0), engine.tensor(2.0)]).tolist() == [1.0, 2.0]
+        with pytest.raises(budget.BudgetExceeded):
+            engine.tensor([engine.ones(3), engine.ones(3), engine.ones(3), engine.ones(3)])
+
+
+def test_a_paused_run_holds_the_rest_of_the_process_to_no_limits():
+    from engine.script import Interpreter, Limits
+
+    before = budget.guard
+    steps = Interpreter("import torch\nx = torch.ones(2)\ny = x + 1\n",
+                        limits=Limits(max_tensor_elements=100)).steps()
+    next(steps)  # paused before line 1
+    next(steps)  # paused before line 2
+    assert budget.guard is before  # outside the script, the process's own budget
+    assert engine.zeros(1000).numel() == 1000
+    for _ in steps:
+        pass
+    assert budget.guard is before
