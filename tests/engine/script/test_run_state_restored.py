@@ -61,7 +61,8 @@ def test_abandoned_stepping_restores_too():
     for pause in steps:
         if pause.line == 7:  # every switch changed, paused before z = 2
             assert not state.enabled and engine.get_default_dtype() is engine.float64
-            assert budget.guard is not None and budget.guard is not outer
+            # the run's allocation budget is off while it waits (the process is not held to it)
+            assert budget.guard is outer
             break
     steps.close()
     assert state.enabled and engine.get_default_dtype() is engine.float32
