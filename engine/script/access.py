@@ -512,17 +512,6 @@ class AccessMixin(ScreeningMixin):
                     if len(self._constructible) > 10_000:
                         self._constructible.clear()
                     self._constructible[func] = building_module
-        if building_module and func not in self._script_classes:
-            # nn.Linear(10**5, 10**5): refuse before the parameters are allocated. Only the
-            # engine's own layers, whose int arguments are sizes: a script's Net(784, 10, 256)
-            # builds its layers through them, each checked in turn.
-            n = 1
-            for a in args:
-                if type(a) is int:
-                    n *= max(a, 1)
-            if n > self._max_elements:
-                raise limit(f"layer too large: about {n} parameters (the limit is "
-                            f"{self._max_elements} per tensor)", node)
         if ft is types.BuiltinMethodType and func.__name__ in _GUARDED_METHODS:
             try:  # xs.count(b), xs.sort(key=int), array.tolist(): measured first (specials.py)
                 kwargs = container_method(self, func, args, kwargs, node)
