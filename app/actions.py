@@ -39,6 +39,12 @@ class ActionSpec:
 
 
 # -- handlers that take more than one call
+def _run(command: Callable) -> Callable[[MainWindow], None]:
+    """An action that runs a controller command (``command(controller)`` names the bound
+    method) off the GUI thread, through the window."""
+    return lambda w: w.run_command(command(w.controller))
+
+
 def _find_node(w: MainWindow) -> None:
     w.graph_view.search.setFocus()
     w.graph_view.search.selectAll()
@@ -129,20 +135,16 @@ ACTIONS: tuple[ActionSpec, ...] = (
       tip="Move the forward pass into a loop: zero_grad, forward, backward, step"),
     A("build.rerun_on_edit", "&Re-run After Every Edit", "", "", _rerun_on_edit, "Build",
       checkable=True, tip="Run the script to its end after each edit you type, too"),
-    A("debug.continue", "&Continue", "F5", "continue",
-      lambda w: w.run_command(w.controller.continue_), "Debug", True,
-      tip="Run to the next breakpoint or the end"),
-    A("debug.step_over", "Step &Over", "F10", "step_over",
-      lambda w: w.run_command(w.controller.step_over), "Debug", True,
-      tip="Run the current statement"),
-    A("debug.step_into", "Step &Into", "F11", "step_into",
-      lambda w: w.run_command(w.controller.step_into), "Debug", True,
-      tip="Step into a function, or into backward() one node at a time"),
-    A("debug.step_out", "Step O&ut", "Shift+F11", "step_out",
-      lambda w: w.run_command(w.controller.step_out), "Debug", True,
-      tip="Finish the current function or backward()"),
+    A("debug.continue", "&Continue", "F5", "continue", _run(lambda c: c.continue_), "Debug",
+      True, tip="Run to the next breakpoint or the end"),
+    A("debug.step_over", "Step &Over", "F10", "step_over", _run(lambda c: c.step_over),
+      "Debug", True, tip="Run the current statement"),
+    A("debug.step_into", "Step &Into", "F11", "step_into", _run(lambda c: c.step_into),
+      "Debug", True, tip="Step into a function, or into backward() one node at a time"),
+    A("debug.step_out", "Step O&ut", "Shift+F11", "step_out", _run(lambda c: c.step_out),
+      "Debug", True, tip="Finish the current function or backward()"),
     A("debug.next_iteration", "Next &Iteration", "Ctrl+F10", "next_iteration",
-      lambda w: w.run_command(w.controller.next_iteration), "Debug", True,
+      _run(lambda c: c.next_iteration), "Debug", True,
       tip="Run to the next pass of the enclosing loop"),
     A("debug.step_back", "Step Bac&k", "Ctrl+Shift+F10", "mirror:step_over", _step_back(False),
       "Debug", True, tip="Go back to the previous statement (time travel on the timeline)"),
@@ -150,8 +152,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
       _step_back(True), "Debug", True,
       tip="Go back one point, through backward() node by node where it was stepped"),
     A("debug.run_to_line", "Run to &Cursor", "Ctrl+F8", "", _run_to_cursor, "Debug"),
-    A("debug.run_to_end", "Run to &End", "Ctrl+F5", "",
-      lambda w: w.run_command(w.controller.run_to_end), "Debug",
+    A("debug.run_to_end", "Run to &End", "Ctrl+F5", "", _run(lambda c: c.run_to_end), "Debug",
       tip="Run to the end of the script, past every breakpoint"),
     A("debug.pause", "&Pause", "F6", "pause", lambda w: w.controller.pause(), "Debug"),
     A("debug.stop", "&Stop", "Shift+F5", "stop", _stop, "Debug", True,

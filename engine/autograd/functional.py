@@ -240,6 +240,50 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     return res
 
 
+def _input_vector(v, inputs, is_inputs_tuple, create_graph, fn_name):
+    """jvp, vhp and hvp: ``v`` shaped like the inputs (None only for one single-element input)."""
+    if v is not None:
+        _, v = _as_tuple(v, "v", fn_name)
+        v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
+        _validate_v(v, inputs, is_inputs_tuple)
+    elif len(inputs) != 1 or inputs[0].nelement() != 1:
+        raise RuntimeError(
+            "The vector v can only be None if the input to the user-provided "
+            "function is a single Tensor with a single element."
+        )
+    return v
+
+
+def _scalar_gradient(func, inputs, strict, fn_name):
+    """vhp and hvp: the function's one-element output and its gradient, with a graph."""
+    outputs = func(*inputs)
+    is_outputs_tuple, outputs = _as_tuple(outputs, "outputs of the user-provided function", fn_name)
+    _check_requires_grad(outputs, "outputs", strict=strict)
+    if is_outputs_tuple or not isinstance(outputs[0], torch.Tensor):
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if outputs[0].nelement() != 1:
+        raise RuntimeError(
+            f"The Tensor returned by the function given to {fn_name} should contain a single "
+            "element"
+        )
+    jac = _autograd_grad(outputs, inputs, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict=strict)
+    return is_outputs_tuple, outputs, jac
+
+
+def _product(outputs, is_outputs_tuple, grad_args, refs, is_result_tuple, strict, create_graph,
+             stage):
+    """The last backward of vjp, jvp, vhp and hvp (``grad_args``: outputs, inputs, v), with a
+    graph only for ``create_graph``, and both results unpacked as the caller passed them."""
+    with torch.set_grad_enabled(True if create_graph else torch.is_grad_enabled()):
+        grad_res = _autograd_grad(*grad_args, create_graph=create_graph)
+        result = _fill_in_zeros(grad_res, refs, strict, create_graph, stage)
+    outputs = _grad_postprocess(outputs, create_graph)
+    result = _grad_postprocess(result, create_graph)
+    return (_tuple_postprocess(outputs, is_outputs_tuple),
+            _tuple_postprocess(result, is_result_tuple))
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     with torch.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vjp")
@@ -258,28 +302,15 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
                 "The vector v can only be None if the user-provided function returns a "
                 "single Tensor with a single element."
             )
-    enable_grad = True if create_graph else torch.is_grad_enabled()
-    with torch.set_grad_enabled(enable_grad):
-        grad_res = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
-        vjp = _fill_in_zeros(grad_res, inputs, strict, create_graph, "back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    vjp = _grad_postprocess(vjp, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(vjp, is_inputs_tuple))
+    return _product(outputs, is_outputs_tuple, (outputs, inputs, v), inputs, is_inputs_tuple,
+                    strict, create_graph, "back")
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with torch.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "jvp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].nelement() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the input to the user-provided "
-                "function is a single Tensor with a single element."
-            )
+        v = _input_vector(v, inputs, is_inputs_tuple, create_graph, "jvp")
         outputs = func(*inputs)
         is_outputs_tuple, outputs = _as_tuple(
             outputs, "outputs of the user-provided function", "jvp"
@@ -288,19 +319,10 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         grad_outputs = tuple(torch.zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, grad_outputs, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict=strict)
-    if create_graph:
-        with torch.enable_grad():
-            grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
-            jvp = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    else:
-        grad_res = _autograd_grad(grad_inputs, grad_outputs, v, create_graph=create_graph)
-        jvp = _fill_in_zeros(grad_res, outputs, strict, create_graph, "back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    jvp = _grad_postprocess(jvp, create_graph)
-    return (
-        _tuple_postprocess(outputs, is_outputs_tuple),
-        _tuple_postprocess(jvp, is_outputs_tuple),
-    )
+    # Without create_graph torch computes this under the caller's grad mode, which is what
+    # _product sets then.
+    return _product(outputs, is_outputs_tuple, (grad_inputs, grad_outputs, v), outputs,
+                    is_outputs_tuple, strict, create_graph, "back_trick")
 
 
 def _jacfwd(func, inputs, strict=False, vectorize=False):
@@ -436,70 +458,20 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with torch.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "vhp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "vhp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].nelement() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the input to the user-provided "
-                "function is a single Tensor with a single element."
-            )
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(
-            outputs, "outputs of the user-provided function", "vhp"
-        )
-        _check_requires_grad(outputs, "outputs", strict=strict)
-        if is_outputs_tuple or not isinstance(outputs[0], torch.Tensor):
-            raise RuntimeError("The function given to vhp should return a single Tensor")
-        if outputs[0].nelement() != 1:
-            raise RuntimeError(
-                "The Tensor returned by the function given to vhp should contain a single element"
-            )
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
-    enable_grad = True if create_graph else torch.is_grad_enabled()
-    with torch.set_grad_enabled(enable_grad):
-        grad_res = _autograd_grad(jac, inputs, v, create_graph=create_graph)
-        vhp = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back")
-    outputs = _grad_postprocess(outputs, create_graph)
-    vhp = _grad_postprocess(vhp, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(vhp, is_inputs_tuple))
+        v = _input_vector(v, inputs, is_inputs_tuple, create_graph, "vhp")
+        is_outputs_tuple, outputs, jac = _scalar_gradient(func, inputs, strict, "vhp")
+    return _product(outputs, is_outputs_tuple, (jac, inputs, v), inputs, is_inputs_tuple,
+                    strict, create_graph, "double_back")
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     with torch.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hvp")
         inputs = _grad_preprocess(inputs, create_graph=create_graph, need_graph=True)
-        if v is not None:
-            _, v = _as_tuple(v, "v", "hvp")
-            v = _grad_preprocess(v, create_graph=create_graph, need_graph=False)
-            _validate_v(v, inputs, is_inputs_tuple)
-        elif len(inputs) != 1 or inputs[0].nelement() != 1:
-            raise RuntimeError(
-                "The vector v can only be None if the input to the user-provided "
-                "function is a single Tensor with a single element."
-            )
-        outputs = func(*inputs)
-        is_outputs_tuple, outputs = _as_tuple(
-            outputs, "outputs of the user-provided function", "hvp"
-        )
-        _check_requires_grad(outputs, "outputs", strict=strict)
-        if is_outputs_tuple or not isinstance(outputs[0], torch.Tensor):
-            raise RuntimeError("The function given to hvp should return a single Tensor")
-        if outputs[0].nelement() != 1:
-            raise RuntimeError(
-                "The Tensor returned by the function given to hvp should contain a single element"
-            )
-        jac = _autograd_grad(outputs, inputs, create_graph=True)
-        _check_requires_grad(jac, "jacobian", strict=strict)
+        v = _input_vector(v, inputs, is_inputs_tuple, create_graph, "hvp")
+        is_outputs_tuple, outputs, jac = _scalar_gradient(func, inputs, strict, "hvp")
         grad_jac = tuple(torch.zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _autograd_grad(jac, inputs, grad_jac, create_graph=True)
         _check_requires_grad(jac, "hessian", strict=strict)
-    enable_grad = True if create_graph else torch.is_grad_enabled()
-    with torch.set_grad_enabled(enable_grad):
-        grad_res = _autograd_grad(double_back, grad_jac, v, create_graph=create_graph)
-        hvp = _fill_in_zeros(grad_res, inputs, strict, create_graph, "double_back_trick")
-    outputs = _grad_postprocess(outputs, create_graph)
-    hvp = _grad_postprocess(hvp, create_graph)
-    return (_tuple_postprocess(outputs, is_outputs_tuple), _tuple_postprocess(hvp, is_inputs_tuple))
+    return _product(outputs, is_outputs_tuple, (double_back, grad_jac, v), inputs, is_inputs_tuple,
+                    strict, create_graph, "double_back_trick")

@@ -69,6 +69,8 @@ _KEEPDIM = Param("keepdim", "bool", False, True, (), "keepdim",
                  "keep the reduced dimension as size 1")
 _REDUCTION = Param("reduction", "choice", "mean", True, ("mean", "sum", "none"), "reduction",
                    "how the per-element losses combine")
+_DIAGONAL = Param("diagonal", "int", 0, True, (), "diagonal",
+                  "which diagonal to keep from (0: the main one, > 0 above it)")
 
 
 def _binary(id, title, symbol, fn, keywords, doc):
@@ -174,14 +176,12 @@ CATALOG: tuple[OpSpec, ...] = (
            keywords=("transpose",),
            doc="Transpose of a tensor of at most 2 dimensions.", run=lambda a, b: a.t()),
     OpSpec("tril", "tril", _GROUP_OF["tril"], 1, False, "{torch}.tril({a}{_kw})", "lo",
-           params=(Param("diagonal", "int", 0, True, (), "diagonal",
-                         "which diagonal to keep from (0: the main one, > 0 above it)"),),
+           params=(_DIAGONAL,),
            keywords=("lower triangle", "mask"),
            doc="The lower triangle of a matrix (the rest zeroed).",
            run=lambda a, b, **p: _torch.tril(a, **p)),
     OpSpec("triu", "triu", _GROUP_OF["triu"], 1, False, "{torch}.triu({a}{_kw})", "up",
-           params=(Param("diagonal", "int", 0, True, (), "diagonal",
-                         "which diagonal to keep from (0: the main one, > 0 above it)"),),
+           params=(_DIAGONAL,),
            keywords=("upper triangle", "mask"),
            doc="The upper triangle of a matrix (the rest zeroed).",
            run=lambda a, b, **p: _torch.triu(a, **p)),

@@ -12,14 +12,9 @@ class Adagrad(Optimizer):
     """Adagrad (``torch.optim.Adagrad``). Unlike the other optimizers its state (``step``,
     ``sum``) is created for every parameter when the optimizer is built, as in PyTorch.
 
-    Parameters
-    ----------
-    params : iterable
-        Tensors or parameter groups.
-    lr : float, default 1e-2
-    lr_decay, weight_decay, initial_accumulator_value : float, default 0
-    eps : float, default 1e-10
-    maximize : bool, default False
+    It takes torch's arguments with torch's defaults: ``params`` (tensors or parameter groups),
+    ``lr=1e-2``, ``lr_decay=0``, ``weight_decay=0``, ``initial_accumulator_value=0``,
+    ``eps=1e-10`` and ``maximize=False``.
     """
 
     _torch_class_name = "torch.optim.adagrad.Adagrad"

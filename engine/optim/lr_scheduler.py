@@ -84,6 +84,26 @@ def _update_param_group_val(param_group, key, val):
         param_group[key] = val
 
 
+
+def _start_momentums(optimizer, max_momentums, base_momentums, use_beta1):
+    """CyclicLR and OneCycleLR start each group at its max momentum (beta1 for Adam-likes)."""
+    for m_momentum, b_momentum, group in zip(
+        max_momentums, base_momentums, optimizer.param_groups, strict=True
+    ):
+        if use_beta1:
+            group["betas"] = (m_momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = m_momentum
+        group["max_momentum"] = m_momentum
+        group["base_momentum"] = b_momentum
+
+
+def _phase(end_step, start_lr, end_lr, start_momentum, end_momentum):
+    """One phase of OneCycleLR: its last step and the group keys it anneals between."""
+    return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr,
+            "start_momentum": start_momentum, "end_momentum": end_momentum}
+
+
 class LRScheduler(metaclass=TorchNamedMeta):
     _torch_class_name = "torch.optim.lr_scheduler.LRScheduler"
     _get_lr_called_within_step = False
@@ -236,8 +256,9 @@ class _initial_mode:
         self.o._is_initial = False
 
 
-class LambdaLR(LRScheduler):
-    _torch_class_name = "torch.optim.lr_scheduler.LambdaLR"
+class _PerGroupLambdas(LRScheduler):
+    """LambdaLR and MultiplicativeLR: one function per param group, saved as torch saves them
+    (a callable object's ``__dict__``; a plain function is not saved)."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
         self.optimizer = optimizer
@@ -249,7 +270,11 @@ class LambdaLR(LRScheduler):
                     f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
                 )
             self.lr_lambdas = list(lr_lambda)
+        self._check_lambdas()
         super().__init__(optimizer, last_epoch)
+
+    def _check_lambdas(self):
+        pass
 
     def state_dict(self):
         state_dict = {
@@ -270,6 +295,10 @@ class LambdaLR(LRScheduler):
         for idx, fn in enumerate(lr_lambdas):
             if fn is not None:
                 self.lr_lambdas[idx].__dict__.update(fn)
+
+
+class LambdaLR(_PerGroupLambdas):
+    _torch_class_name = "torch.optim.lr_scheduler.LambdaLR"
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
@@ -279,45 +308,15 @@ class LambdaLR(LRScheduler):
         ]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_PerGroupLambdas):
     _torch_class_name = "torch.optim.lr_scheduler.MultiplicativeLR"
 
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        if not isinstance(lr_lambda, list) and (not isinstance(lr_lambda, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(
-                    f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}"
-                )
-            self.lr_lambdas = list(lr_lambda)
+    def _check_lambdas(self):
         for lr_lambda in self.lr_lambdas:
             if not callable(lr_lambda):
                 raise TypeError(
                     f"lr_lambda should be a function, but got {type(lr_lambda).__name__}"
                 )
-        super().__init__(optimizer, last_epoch)
-
-    def state_dict(self):
-        state_dict = {
-            key: value
-            for key, value in self.__dict__.items()
-            if key not in ("optimizer", "lr_lambdas")
-        }
-        state_dict["lr_lambdas"] = [None] * len(self.lr_lambdas)
-        for idx, fn in enumerate(self.lr_lambdas):
-            if not isinstance(fn, types.FunctionType):
-                state_dict["lr_lambdas"][idx] = fn.__dict__.copy()
-        return state_dict
-
-    def load_state_dict(self, state_dict):
-        lr_lambdas = state_dict.pop("lr_lambdas")
-        self.__dict__.update(state_dict)
-        state_dict["lr_lambdas"] = lr_lambdas
-        for idx, fn in enumerate(lr_lambdas):
-            if fn is not None:
-                self.lr_lambdas[idx].__dict__.update(fn)
 
     def get_lr(self):
         _warn_get_lr_called_within_step(self)
@@ -467,14 +466,10 @@ class ExponentialLR(LRScheduler):
         return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
 
 
-class SequentialLR(LRScheduler):
-    _torch_class_name = "torch.optim.lr_scheduler.SequentialLR"
+class _SchedulerList(LRScheduler):
+    """SequentialLR and ChainedScheduler: schedulers of one optimizer, checked and saved alike."""
 
-    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
-        if len(schedulers) < 1:
-            raise ValueError(
-                f"{self.__class__.__name__} expects at least one scheduler, but got no scheduler."
-            )
+    def _check_schedulers(self, schedulers, optimizer):
         for scheduler_idx, scheduler in enumerate(schedulers):
             if not hasattr(scheduler, "optimizer"):
                 raise TypeError(
@@ -494,6 +489,35 @@ class SequentialLR(LRScheduler):
                     f"{scheduler_idx} has {scheduler.optimizer}, which is different from "
                     f"{optimizer.__class__.__name__}."
                 )
+
+    def state_dict(self):
+        state_dict = {
+            key: value
+            for key, value in self.__dict__.items()
+            if key not in ("optimizer", "_schedulers")
+        }
+        state_dict["_schedulers"] = [None] * len(self._schedulers)
+        for idx, s in enumerate(self._schedulers):
+            state_dict["_schedulers"][idx] = s.state_dict()
+        return state_dict
+
+    def load_state_dict(self, state_dict):
+        _schedulers = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        state_dict["_schedulers"] = _schedulers
+        for idx, s in enumerate(_schedulers):
+            self._schedulers[idx].load_state_dict(s)
+
+
+class SequentialLR(_SchedulerList):
+    _torch_class_name = "torch.optim.lr_scheduler.SequentialLR"
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        if len(schedulers) < 1:
+            raise ValueError(
+                f"{self.__class__.__name__} expects at least one scheduler, but got no scheduler."
+            )
+        self._check_schedulers(schedulers, optimizer)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
                 "Sequential Schedulers expects number of schedulers provided to be one more than "
@@ -528,24 +552,6 @@ class SequentialLR(LRScheduler):
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
-
-    def state_dict(self):
-        state_dict = {
-            key: value
-            for key, value in self.__dict__.items()
-            if key not in ("optimizer", "_schedulers")
-        }
-        state_dict["_schedulers"] = [None] * len(self._schedulers)
-        for idx, s in enumerate(self._schedulers):
-            state_dict["_schedulers"][idx] = s.state_dict()
-        return state_dict
-
-    def load_state_dict(self, state_dict):
-        _schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = _schedulers
-        for idx, s in enumerate(_schedulers):
-            self._schedulers[idx].load_state_dict(s)
 
 
 class PolynomialLR(LRScheduler):
@@ -615,7 +621,7 @@ class CosineAnnealingLR(LRScheduler):
         ]
 
 
-class ChainedScheduler(LRScheduler):
+class ChainedScheduler(_SchedulerList):
     _torch_class_name = "torch.optim.lr_scheduler.ChainedScheduler"
 
     def __init__(self, schedulers, optimizer=None):
@@ -625,25 +631,7 @@ class ChainedScheduler(LRScheduler):
                 "no scheduler."
             )
         optimizer = optimizer or schedulers[0].optimizer
-        for scheduler_idx, scheduler in enumerate(schedulers):
-            if not hasattr(scheduler, "optimizer"):
-                raise TypeError(
-                    f"{self.__class__.__name__} at index {scheduler_idx} should have `optimizer` "
-                    "as its attribute."
-                )
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(
-                    f"{self.__class__.__name__} does not support `ReduceLROnPlateau` scheduler as "
-                    "it requires additional kwargs to be specified when calling `step`, but got "
-                    f"one at index {scheduler_idx} in the given schedulers sequence."
-                )
-            if optimizer != scheduler.optimizer:
-                raise ValueError(
-                    f"{self.__class__.__name__} expects all schedulers to belong to the same "
-                    f"optimizer, but got scheduler {scheduler.__class__.__name__} at index "
-                    f"{scheduler_idx} has {scheduler.optimizer}, which is different from "
-                    f"{optimizer.__class__.__name__}."
-                )
+        self._check_schedulers(schedulers, optimizer)
         self._schedulers = schedulers
         self.optimizer = optimizer
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
@@ -652,24 +640,6 @@ class ChainedScheduler(LRScheduler):
         for scheduler in self._schedulers:
             scheduler.step()
         self._last_lr = _param_groups_val_list(self._schedulers[-1].optimizer, "lr")
-
-    def state_dict(self):
-        state_dict = {
-            key: value
-            for key, value in self.__dict__.items()
-            if key not in ("optimizer", "_schedulers")
-        }
-        state_dict["_schedulers"] = [None] * len(self._schedulers)
-        for idx, s in enumerate(self._schedulers):
-            state_dict["_schedulers"][idx] = s.state_dict()
-        return state_dict
-
-    def load_state_dict(self, state_dict):
-        _schedulers = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        state_dict["_schedulers"] = _schedulers
-        for idx, s in enumerate(_schedulers):
-            self._schedulers[idx].load_state_dict(s)
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -839,15 +809,8 @@ class CyclicLR(LRScheduler):
             self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(
-                    self.max_momentums, self.base_momentums, optimizer.param_groups, strict=True
-                ):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+                _start_momentums(optimizer, self.max_momentums, self.base_momentums,
+                                 self.use_beta1)
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
@@ -1028,44 +991,19 @@ class OneCycleLR(LRScheduler):
             raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
         if three_phase:
             self._schedule_phases = [
-                {
-                    "end_step": float(pct_start * self.total_steps) - 1,
-                    "start_lr": "initial_lr",
-                    "end_lr": "max_lr",
-                    "start_momentum": "max_momentum",
-                    "end_momentum": "base_momentum",
-                },
-                {
-                    "end_step": float(2 * pct_start * self.total_steps) - 2,
-                    "start_lr": "max_lr",
-                    "end_lr": "initial_lr",
-                    "start_momentum": "base_momentum",
-                    "end_momentum": "max_momentum",
-                },
-                {
-                    "end_step": self.total_steps - 1,
-                    "start_lr": "initial_lr",
-                    "end_lr": "min_lr",
-                    "start_momentum": "max_momentum",
-                    "end_momentum": "max_momentum",
-                },
+                _phase(float(pct_start * self.total_steps) - 1,
+                       "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                _phase(float(2 * pct_start * self.total_steps) - 2,
+                       "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+                _phase(self.total_steps - 1,
+                       "initial_lr", "min_lr", "max_momentum", "max_momentum"),
             ]
         else:
             self._schedule_phases = [
-                {
-                    "end_step": float(pct_start * self.total_steps) - 1,
-                    "start_lr": "initial_lr",
-                    "end_lr": "max_lr",
-                    "start_momentum": "max_momentum",
-                    "end_momentum": "base_momentum",
-                },
-                {
-                    "end_step": self.total_steps - 1,
-                    "start_lr": "max_lr",
-                    "end_lr": "min_lr",
-                    "start_momentum": "base_momentum",
-                    "end_momentum": "max_momentum",
-                },
+                _phase(float(pct_start * self.total_steps) - 1,
+                       "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                _phase(self.total_steps - 1,
+                       "max_lr", "min_lr", "base_momentum", "max_momentum"),
             ]
         if pct_start < 0 or pct_start > 1 or (not isinstance(pct_start, float)):
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
@@ -1091,15 +1029,7 @@ class OneCycleLR(LRScheduler):
             max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(
-                    max_momentums, base_momentums, optimizer.param_groups, strict=True
-                ):
-                    if self.use_beta1:
-                        group["betas"] = (m_momentum, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_momentum
-                    group["max_momentum"] = m_momentum
-                    group["base_momentum"] = b_momentum
+                _start_momentums(optimizer, max_momentums, base_momentums, self.use_beta1)
         super().__init__(optimizer, last_epoch)
 
     def _anneal_func(self, *args, **kwargs):

@@ -101,33 +101,9 @@ class StackDataset(Dataset):
 
     def __getitems__(self, indices: list):
         if isinstance(self.datasets, dict):
-            dict_batch: list[dict] = [{} for _ in indices]
-            for k, dataset in self.datasets.items():
-                if callable(getattr(dataset, "__getitems__", None)):
-                    items = dataset.__getitems__(indices)
-                    if len(items) != len(indices):
-                        raise ValueError("Nested dataset's output size mismatch."
-                                         f" Expected {len(indices)}, got {len(items)}")
-                    for data, d_sample in zip(items, dict_batch):
-                        d_sample[k] = data
-                else:
-                    for idx, d_sample in zip(indices, dict_batch):
-                        d_sample[k] = dataset[idx]
-            return dict_batch
-
-        list_batch: list[list] = [[] for _ in indices]
-        for dataset in self.datasets:
-            if callable(getattr(dataset, "__getitems__", None)):
-                items = dataset.__getitems__(indices)
-                if len(items) != len(indices):
-                    raise ValueError("Nested dataset's output size mismatch."
-                                     f" Expected {len(indices)}, got {len(items)}")
-                for data, t_sample in zip(items, list_batch):
-                    t_sample.append(data)
-            else:
-                for idx, t_sample in zip(indices, list_batch):
-                    t_sample.append(dataset[idx])
-        return [tuple(sample) for sample in list_batch]
+            columns = {k: _items(dataset, indices) for k, dataset in self.datasets.items()}
+            return [{k: column[i] for k, column in columns.items()} for i in range(len(indices))]
+        return list(zip(*(_items(dataset, indices) for dataset in self.datasets)))
 
     def __len__(self) -> int:
         return self._length
@@ -263,3 +239,14 @@ def random_split(dataset: Dataset[_T], lengths: Sequence[int | float],
     indices = _random.randperm(sum(lengths), generator)
     return [Subset(dataset, indices[offset - length: offset])
             for offset, length in zip(itertools.accumulate(lengths), lengths)]
+
+
+def _items(dataset, indices: list) -> list:
+    """A nested dataset's samples at ``indices``: by its ``__getitems__`` when it has one."""
+    if callable(getattr(dataset, "__getitems__", None)):
+        items = dataset.__getitems__(indices)
+        if len(items) != len(indices):
+            raise ValueError("Nested dataset's output size mismatch."
+                             f" Expected {len(indices)}, got {len(items)}")
+        return items
+    return [dataset[idx] for idx in indices]
