@@ -5,8 +5,8 @@ it; the cyclic collector only ever finds nothing. But every full collection walk
 object in the process, and Qt's and numpy's imports leave ~200,000 of them: with a large graph
 being built, full collections come often and cost ~3x the engine's own work. Moving the objects
 that exist right after start-up into the collector's permanent generation (``gc.freeze``) takes
-them out of every later collection. The app's launcher calls this after building the window (and again
-once the panels have imported pyqtgraph); the CLI once, before running a script.
+them out of every later collection. The app's launcher calls this after building the window
+(and again once the panels have imported pyqtgraph); the CLI once, before running a script.
 """
 
 from __future__ import annotations

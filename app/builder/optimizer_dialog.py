@@ -50,7 +50,8 @@ class OptimizerDialog(FormDialog):
                          "each time optimizer.step() runs.", workspace, source, parent)
         self.setObjectName("OptimizerDialog")
         f = self.fields
-        self.name_edit = f.add_field("name", "Name", QLineEdit(suggest_name("optimizer", workspace)))
+        self.name_edit = f.add_field("name", "Name",
+                                     QLineEdit(suggest_name("optimizer", workspace)))
         self.kind_combo = QComboBox()
         self.kind_combo.addItems(list(sc.OPTIMIZER_KINDS))
         f.add_field("kind", "Kind", self.kind_combo)

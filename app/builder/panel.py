@@ -550,7 +550,8 @@ class BuildPanel(QWidget):
             if len(self.picked) >= 2:
                 self.b_combo.setCurrentText(self.picked[1])
                 self._b_typed = True
-            elif self._b_typed and (b_now in self.workspace.tensors or parse_number(b_now) is not None):
+            elif self._b_typed and (b_now in self.workspace.tensors
+                                    or parse_number(b_now) is not None):
                 self.b_combo.setCurrentText(b_now)
             else:
                 self._b_typed = False
@@ -659,7 +660,8 @@ class BuildPanel(QWidget):
         for value in operands:
             if isinstance(value, str) and value not in self.workspace.tensors:
                 what = f"'{value}'" if value else "nothing"
-                raise BuildError("operands", f"{what} is neither a tensor in the script nor a number")
+                raise BuildError("operands",
+                                 f"{what} is neither a tensor in the script nor a number")
         return operands
 
     def _check(self, op, operands, params=None) -> Verdict:
@@ -702,7 +704,8 @@ class BuildPanel(QWidget):
             else:
                 try:
                     operands = self._operands_for(op)
-                    bad = [v for v in operands if isinstance(v, str) and v not in self.workspace.tensors]
+                    bad = [v for v in operands
+                           if isinstance(v, str) and v not in self.workspace.tensors]
                     if bad:
                         raise BuildError("operands", f"'{bad[0]}' is neither a tensor nor a number")
                     params = self.params() if op is self.op else {}

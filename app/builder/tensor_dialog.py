@@ -58,7 +58,8 @@ class NewTensorDialog(FormDialog):
         self.shape_edit.setFont(mono_font())
         self.shape_edit.setPlaceholderText("2, 3")
         f.add_field("shape", "Shape", self.shape_edit,
-                    tooltip="Sizes separated by commas (arange: 6 counts 0…5; 2, 3 makes a 2x3 grid)")
+                    tooltip="Sizes separated by commas "
+                            "(arange: 6 counts 0…5; 2, 3 makes a 2x3 grid)")
         self.dtype_combo = QComboBox()
         self.dtype_combo.addItems(DTYPES)
         self.dtype_combo.setItemText(0, "auto")
