@@ -1,8 +1,11 @@
-"""Folding a module group into one node, so a model reads as its layers."""
+"""Folding a module group, or what repeats, into one node: a model reads as its layers."""
 
 from __future__ import annotations
 
 import networkx as nx
+import numpy as np
+
+from .blocks import Run, repeated_blocks
 
 
 def group_id(group: str) -> str:
@@ -63,6 +66,14 @@ def _fold_all(graph: nx.DiGraph, groups: set) -> nx.DiGraph:
             parent = name.rsplit(".", 1)[0] if "." in name else None
             out.add_node(group_id(name), kind="group", label=name, group=parent,
                          members=members[name], fold_key=name)
+    _move_edges(graph, out, owner_of, _into_group)
+    return out
+
+
+def _move_edges(graph: nx.DiGraph, out: nx.DiGraph, owner_of: dict, add_moved) -> None:
+    """Copy ``graph``'s edges into ``out`` with each end moved to the box that holds it
+    (``owner_of``); edges inside one box disappear, ``add_moved(out, a, b, u, v, attrs)`` adds
+    the edge u -> v moved to a -> b."""
     for u, v, attrs in graph.edges(data=True):
         a = owner_of.get(u, u)
         b = owner_of.get(v, v)
@@ -70,15 +81,41 @@ def _fold_all(graph: nx.DiGraph, groups: set) -> nx.DiGraph:
             continue
         if a == u and b == v:
             out.add_edge(u, v, **attrs)
-            continue
+        else:
+            add_moved(out, a, b, u, v, attrs)
+
+
+def _into_group(out, a, b, u, v, attrs) -> None:
+    # Merged per neighbour; grad is None: the members' shapes differ.
+    edge = out.get_edge_data(a, b)
+    if edge is None:
+        out.add_edge(a, b, count=0, folded=[], grads=[], grad=None, slots=[], output_nr=0)
         edge = out.get_edge_data(a, b)
-        if edge is None:
-            out.add_edge(a, b, count=0, folded=[], grads=[], grad=None, slots=[], output_nr=0)
-            edge = out.get_edge_data(a, b)
-        edge["count"] += attrs.get("count", 1)
-        edge["folded"].append((u, v))
-        edge["grads"].extend(attrs.get("grads", [attrs.get("grad")]))
-    return out
+    edge["count"] += attrs.get("count", 1)
+    edge["folded"].append((u, v))
+    edge["grads"].extend(attrs.get("grads", [attrs.get("grad")]))
+
+
+def _into_run(out, a, b, u, v, attrs) -> None:
+    # One edge keeps what it carried. Several merge: a block's input that several of its ops
+    # read (a residual) sums what flowed back to that one output; else grad is None.
+    edge = out.get_edge_data(a, b)
+    if edge is None:
+        out.add_edge(a, b, **{**attrs, "folded": [(u, v)]})
+        return
+    first = edge["folded"][0]
+    grads = list(edge.get("grads") or [edge.get("grad")])
+    grads.extend(attrs.get("grads") or [attrs.get("grad")])
+    same_output = (first[0] == u and edge.get("output_nr") == attrs.get("output_nr")
+                   and all(g is not None for g in grads))
+    summed = None
+    if same_output and len({np.shape(g) for g in grads}) == 1:
+        summed = grads[0]
+        for g in grads[1:]:
+            summed = summed + g
+    edge.update(count=edge.get("count", 1) + attrs.get("count", 1), grads=grads, grad=summed,
+                slots=list(edge.get("slots") or ()) + list(attrs.get("slots") or ()))
+    edge["folded"].append((u, v))
 
 
 def run_id(first: str) -> str:
@@ -86,21 +123,28 @@ def run_id(first: str) -> str:
     return f"run:{first}"
 
 
-def repeated_runs(graph: nx.DiGraph, min_length: int = 4) -> list[list]:
-    """Chains of one op repeated: ``x = x * 1.001`` two thousand times is one run of 2,000
-    ``MulBackward0``. A run is a path of function nodes with the same label and group, each
-    fed only by the one before it and feeding only the one after it; runs shorter than
-    ``min_length`` are left out. In creation order, each run from its first op."""
+def repeated_runs(graph: nx.DiGraph, min_length: int = 4) -> list[Run]:
+    """What repeats, to fold: chains of one op (``x = x * 1.001`` two thousand times is one run
+    of 2,000 ``MulBackward0``) and repeated blocks of several ops (a loop's body, see
+    :mod:`engine.graph.blocks`), each ``min_length`` times or more.
+
+    A run of one op is a path of function nodes with the same label and group, each fed only by
+    the one before it and feeding only the one after it. Blocks are looked for first: where a
+    body holds a run of one op, the body folds. Each :class:`~engine.graph.blocks.Run` lists
+    its ops from the first (``run[0]``, which names the box), in creation order of their first
+    op."""
+    runs = repeated_blocks(graph, min_length)
+    taken = {n for run in runs for n in run}
     nodes = graph.nodes
     succ, pred = graph._succ, graph._pred
 
     def key(node_id):
         attrs = nodes[node_id]
-        if attrs.get("kind") != "function":
+        if attrs.get("kind") != "function" or node_id in taken:
             return None
         return attrs.get("label"), attrs.get("group")
 
-    runs, seen = [], set()
+    seen = set()
     for node_id in graph.nodes:
         if node_id in seen:
             continue
@@ -123,14 +167,20 @@ def repeated_runs(graph: nx.DiGraph, min_length: int = 4) -> list[list]:
             current = nxt
         seen.update(run)
         if len(run) >= min_length:
-            runs.append(run)
+            runs.append(Run(run, [k[0]], len(run)))
+    if len(runs) > 1:
+        position = {n: i for i, n in enumerate(graph)}
+        runs.sort(key=lambda run: position[run[0]])
     return runs
 
 
 def fold_runs(graph: nx.DiGraph, runs) -> nx.DiGraph:
-    """A copy of ``graph`` with each run (a list of node ids, from :func:`repeated_runs`)
-    replaced by one ``kind="group"`` node ``run:<first>`` labelled ``MulBackward0 ×2000``, with
-    ``members``, ``fold_key`` (its id) and ``executed`` if any member ran."""
+    """A copy of ``graph`` with each run (from :func:`repeated_runs`; a plain list of ids is a
+    run of one op) replaced by one ``kind="group"`` node ``run:<first>`` labelled
+    ``MulBackward0 ×2000`` or ``×6 MmBackward0 → AddBackward0 → ReluBackward0``, with
+    ``members``, ``fold_key`` (its id), ``run=True``, ``count``, ``unit`` (the labels of one
+    repetition) and ``executed`` if any member ran. Edges into and out of a run move to its
+    node, merged per neighbour (``count`` adds up, ``folded`` lists the original edges)."""
     owner_of = {}
     first = {}
     for run in runs:
@@ -144,17 +194,11 @@ def fold_runs(graph: nx.DiGraph, runs) -> nx.DiGraph:
             out.add_node(node_id, **attrs)
         elif node_id in first:
             run = first[node_id]
-            member_attrs = [graph.nodes[m] for m in run]
-            out.add_node(run_id(node_id), kind="group", label=f"{attrs.get('label')} ×{len(run)}",
+            if not isinstance(run, Run):
+                run = Run(run, [attrs.get("label")], len(run))
+            out.add_node(run_id(node_id), kind="group", label=run.label,
                          group=attrs.get("group"), members=list(run), fold_key=run_id(node_id),
-                         run=True, executed=any(a.get("executed") for a in member_attrs))
-    for u, v, attrs in graph.edges(data=True):
-        a = owner_of.get(u, u)
-        b = owner_of.get(v, v)
-        if a == b:
-            continue
-        if a == u and b == v:
-            out.add_edge(u, v, **attrs)
-            continue
-        out.add_edge(a, b, **attrs, folded=[(u, v)])
+                         run=True, count=run.count, unit=list(run.unit),
+                         executed=any(graph.nodes[m].get("executed") for m in run))
+    _move_edges(graph, out, owner_of, _into_run)
     return out

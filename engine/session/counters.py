@@ -10,10 +10,10 @@ once the statement has run without error.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .explain import evaluate_name
 from .state import is_module, is_optimizer
 
 
@@ -31,21 +31,12 @@ class Counters:
                 "iteration": self.iteration}
 
 
-_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z]\w*)*")
-
-
 def _resolve(expr: ast.AST, names: Mapping):
     try:
         text = ast.unparse(expr)
     except Exception:
         return None
-    if not _DOTTED.fullmatch(text):
-        return None
-    head, *rest = text.split(".")
-    value = names.get(head)
-    for attr in rest:
-        value = getattr(value, attr, None)
-    return value
+    return evaluate_name(text, names)
 
 
 def _own_nodes(stmt: ast.stmt):

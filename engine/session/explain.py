@@ -62,7 +62,13 @@ def _receiver_text(call: ast.Call) -> str | None:
         return None
 
 
-def _evaluate_name(text: str | None, namespace: Mapping) -> object:
+def _receiver(stmt: ast.AST | None, method: str, default: str | None = None) -> str | None:
+    """The script's text for what the statement's first ``.method()`` is called on."""
+    call = next(iter(_calls(stmt, method)), None)
+    return (_receiver_text(call) if call is not None else None) or default
+
+
+def evaluate_name(text: str | None, namespace: Mapping) -> object:
     """The value of a dotted name like ``model.out`` in ``namespace`` (None if not that simple)."""
     if not text or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z]\w*)*", text):
         return None
@@ -81,9 +87,8 @@ def _name_of(tensor: Tensor, namespace: Mapping) -> str | None:
 
 
 def _non_scalar_backward(cause, stmt, namespace, line, col) -> Explanation:
-    call = next(iter(_calls(stmt, "backward")), None)
-    name = _receiver_text(call) if call is not None else None
-    value = _evaluate_name(name, namespace)
+    name = _receiver(stmt, "backward")
+    value = evaluate_name(name, namespace)
     name = name or "the output"
     node = None
     if isinstance(value, Tensor):
@@ -109,24 +114,50 @@ def _non_scalar_backward(cause, stmt, namespace, line, col) -> Explanation:
     )
 
 
-def _backward_twice(cause, stmt, namespace, line, col) -> Explanation:
-    call = next(iter(_calls(stmt, "backward")), None)
-    name = (_receiver_text(call) if call is not None else None) or "the output"
-    text = (
-        f"The graph behind {name} was already used by an earlier backward(), which freed the "
-        "intermediate values it saved to save memory. A second backward through the same graph "
-        "needs them again. Either keep them with retain_graph=True on the first backward, or "
-        "recompute the forward pass (rebuild the graph) before each backward, as a training "
-        "loop does on every iteration."
-    )
-    return Explanation(
-        "backward_twice",
-        "Backward through the graph a second time",
-        text,
-        (f"{name}.backward(retain_graph=True)  # on the first call",
-         "recompute the forward pass before calling backward() again"),
-        name, line, col,
-    )
+@dataclass(frozen=True)
+class _Named:
+    """An explanation that needs only the name of what a method was called on: ``{name}`` in
+    its text and fixes is the script's text for it (``default`` if the statement does not
+    say)."""
+
+    kind: str
+    title: str
+    method: str
+    default: str
+    text: str
+    fixes: tuple
+
+    def __call__(self, cause, stmt, namespace, line, col) -> Explanation:
+        name = _receiver(stmt, self.method, self.default)
+        return Explanation(self.kind, self.title, self.text.format(name=name),
+                           tuple(fix.format(name=name) for fix in self.fixes), name, line, col)
+
+
+_backward_twice = _Named(
+    "backward_twice", "Backward through the graph a second time", "backward", "the output",
+    "The graph behind {name} was already used by an earlier backward(), which freed the "
+    "intermediate values it saved to save memory. A second backward through the same graph "
+    "needs them again. Either keep them with retain_graph=True on the first backward, or "
+    "recompute the forward pass (rebuild the graph) before each backward, as a training "
+    "loop does on every iteration.",
+    ("{name}.backward(retain_graph=True)  # on the first call",
+     "recompute the forward pass before calling backward() again"))
+
+_no_grad_fn = _Named(
+    "no_grad_fn", "Nothing to differentiate: no grad_fn", "backward", "the output",
+    "{name} does not depend on any tensor that requires grad, so there is no graph to "
+    "differentiate (element 0 of tensors does not require grad). Usually a leaf was created "
+    "without requires_grad=True, or the path to it was cut by .detach(), .data, .item() or "
+    "a torch.no_grad() block.",
+    ("create the leaf with requires_grad=True (or call leaf.requires_grad_())",
+     "do not .detach() or use .data on the path to the loss",
+     "compute the loss outside torch.no_grad()"))
+
+_numpy_requires_grad = _Named(
+    "numpy_requires_grad", ".numpy() on a tensor that requires grad", "numpy", "x",
+    "{name} is part of a graph; numpy arrays cannot record operations, so converting it "
+    "would silently leave the graph. Say so explicitly with detach().",
+    ("{name}.detach().numpy()",))
 
 
 _MODIFIED = re.compile(
@@ -174,8 +205,7 @@ def _inplace_modified(cause, stmt, namespace, line, col) -> Explanation:
 def _item_many(cause, stmt, namespace, line, col) -> Explanation:
     m = re.search(r"a Tensor with (\d+) elements", str(cause))
     count = int(m.group(1)) if m else None
-    call = next(iter(_calls(stmt, "item")), None)
-    name = (_receiver_text(call) if call is not None else None) or "x"
+    name = _receiver(stmt, "item", "x")
     text = (f"{name} has {count} elements, but .item() returns one Python number and only works "
             "on a tensor with exactly one element. Reduce it first, or convert the whole tensor.")
     return Explanation(
@@ -184,26 +214,6 @@ def _item_many(cause, stmt, namespace, line, col) -> Explanation:
         text,
         (f"{name}.sum().item()", f"{name}.mean().item()", f"{name}.tolist()"),
         name, line, col, {"elements": count},
-    )
-
-
-def _no_grad_fn(cause, stmt, namespace, line, col) -> Explanation:
-    call = next(iter(_calls(stmt, "backward")), None)
-    name = (_receiver_text(call) if call is not None else None) or "the output"
-    text = (
-        f"{name} does not depend on any tensor that requires grad, so there is no graph to "
-        "differentiate (element 0 of tensors does not require grad). Usually a leaf was created "
-        "without requires_grad=True, or the path to it was cut by .detach(), .data, .item() or "
-        "a torch.no_grad() block."
-    )
-    return Explanation(
-        "no_grad_fn",
-        "Nothing to differentiate: no grad_fn",
-        text,
-        ("create the leaf with requires_grad=True (or call leaf.requires_grad_())",
-         "do not .detach() or use .data on the path to the loss",
-         "compute the loss outside torch.no_grad()"),
-        name, line, col,
     )
 
 
@@ -235,19 +245,6 @@ def _leaf_inplace(cause, stmt, namespace, line, col) -> Explanation:
     )
 
 
-def _numpy_requires_grad(cause, stmt, namespace, line, col) -> Explanation:
-    call = next(iter(_calls(stmt, "numpy")), None)
-    name = (_receiver_text(call) if call is not None else None) or "x"
-    return Explanation(
-        "numpy_requires_grad",
-        ".numpy() on a tensor that requires grad",
-        f"{name} is part of a graph; numpy arrays cannot record operations, so converting it "
-        "would silently leave the graph. Say so explicitly with detach().",
-        (f"{name}.detach().numpy()",),
-        name, line, col,
-    )
-
-
 # ------------------------------------------------------------------------------ shape errors
 def _operands(stmt) -> tuple[str, str]:
     """The script's text of the two operands of the failing ``a @ b``, ``torch.mm(a, b)``... or
@@ -265,11 +262,26 @@ def _operands(stmt) -> tuple[str, str]:
     return "a", "b"
 
 
-def _matmul_shapes(cause, stmt, namespace, line, col) -> Explanation:
-    m = re.search(r"\((\d+)x(\d+) and (\d+)x(\d+)\)", str(cause))
-    if not m:
-        return Explanation("shape_mismatch", "Matrix shapes do not fit", str(cause), (),
-                           None, line, col)
+def _shape_rule(pattern: str, fallback: str):
+    """A shape error's explainer, ``build(match, stmt, line, col)``, called with the match of
+    ``pattern`` in PyTorch's message; a message worded otherwise is shown as it is, under
+    ``fallback``."""
+    regex = re.compile(pattern)
+
+    def rule(build):
+        def explain(cause, stmt, namespace, line, col) -> Explanation:
+            m = regex.search(str(cause))
+            if not m:
+                return Explanation("shape_mismatch", fallback, str(cause), (), None, line, col)
+            return build(m, stmt, line, col)
+
+        return explain
+
+    return rule
+
+
+@_shape_rule(r"\((\d+)x(\d+) and (\d+)x(\d+)\)", "Matrix shapes do not fit")
+def _matmul_shapes(m, stmt, line, col) -> Explanation:
     ar, ac, br, bc = (int(g) for g in m.groups())
     a, b = _operands(stmt)
     text = (f"The inner dimensions differ: {a} is {ar}x{ac} (it has {ac} columns), {b} is "
@@ -291,12 +303,9 @@ def _matmul_shapes(cause, stmt, namespace, line, col) -> Explanation:
                        {"a": [ar, ac], "b": [br, bc]})
 
 
-def _broadcast_shapes(cause, stmt, namespace, line, col) -> Explanation:
-    m = re.search(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
-                  r"non-singleton dimension (-?\d+)", str(cause))
-    if not m:
-        return Explanation("shape_mismatch", "Shapes do not broadcast", str(cause), (),
-                           None, line, col)
+@_shape_rule(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
+             r"non-singleton dimension (-?\d+)", "Shapes do not broadcast")
+def _broadcast_shapes(m, stmt, line, col) -> Explanation:
     sa, sb, dim = (int(g) for g in m.groups())
     a, b = _operands(stmt)
     text = (f"Dimension {dim} disagrees: {a} has size {sa} there and {b} has size {sb}. "
@@ -311,12 +320,9 @@ def _broadcast_shapes(cause, stmt, namespace, line, col) -> Explanation:
                        text, fixes, a, line, col, {"a": sa, "b": sb, "dim": dim})
 
 
-def _cat_shapes(cause, stmt, namespace, line, col) -> Explanation:
-    m = re.search(r"except in dimension (-?\d+)\. Expected size (\d+) but got size (\d+) for "
-                  r"tensor number (\d+)", str(cause))
-    if not m:
-        return Explanation("shape_mismatch", "Tensors do not fit together", str(cause), (),
-                           None, line, col)
+@_shape_rule(r"except in dimension (-?\d+)\. Expected size (\d+) but got size (\d+) for "
+             r"tensor number (\d+)", "Tensors do not fit together")
+def _cat_shapes(m, stmt, line, col) -> Explanation:
     dim, expected, got, index = (int(g) for g in m.groups())
     text = (f"torch.cat joins tensors along dimension {dim}: every other dimension must have "
             f"the same size. The first tensor has size {expected} in a dimension where tensor "
@@ -330,12 +336,9 @@ def _cat_shapes(cause, stmt, namespace, line, col) -> Explanation:
                        {"dim": dim, "expected": expected, "got": got, "index": index})
 
 
-def _stack_shapes(cause, stmt, namespace, line, col) -> Explanation:
-    m = re.search(r"got \[([\d, ]*)\] at entry (\d+) and \[([\d, ]*)\] at entry (\d+)",
-                  str(cause))
-    if not m:
-        return Explanation("shape_mismatch", "torch.stack: shapes differ", str(cause), (),
-                           None, line, col)
+@_shape_rule(r"got \[([\d, ]*)\] at entry (\d+) and \[([\d, ]*)\] at entry (\d+)",
+             "torch.stack: shapes differ")
+def _stack_shapes(m, stmt, line, col) -> Explanation:
     first, i, other, j = m.groups()
     sa = [int(x) for x in first.split(",") if x.strip()]
     sb = [int(x) for x in other.split(",") if x.strip()]
