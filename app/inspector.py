@@ -303,6 +303,11 @@ class InspectorPanel(QWidget):
 
     @staticmethod
     def _group_rows(a) -> list:
+        if a.get("run"):  # a folded run of one op, or of a repeated block of several
+            return [_row("repeats", f"{a.get('count')} × {' → '.join(a.get('unit') or ())}"),
+                    _row("nodes", str(len(a.get("members") or ()))),
+                    _row("hint", "double-click the box, or search for a node inside it, to "
+                                 "see its nodes")]
         return [_row("module", str(a.get("group") or a.get("label"))),
                 _row("nodes", str(len(a.get("members") or ()))),
                 _row("hint", "double-click the box, or View → Unfold Module Groups, to see its "

@@ -82,3 +82,16 @@ def test_fold_and_unfold_from_the_view_menu(qtbot, window):
     window.actions_by_id["view.fold_all"].trigger()
     qtbot.waitUntil(lambda: box in view.nodes)
     assert view.nodes[box].attrs["label"] == LABEL and "t:W[7]" not in view.nodes
+
+
+def test_the_inspector_says_what_the_box_repeats(qtbot, window):
+    view = window.graph_view
+    box = block_box(view)
+    item = view.nodes[box]
+    view.canvas.centerOn(item)
+    point = view.canvas.mapFromScene(item.sceneBoundingRect().center())
+    qtbot.mouseClick(view.canvas.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    qtbot.waitUntil(lambda: "repeats" in window.inspector.facts)
+    assert window.inspector.facts["repeats"] == (
+        f"{LAYERS} × MmBackward0 → AddBackward0 → ReluBackward0")
+    assert "module" not in window.inspector.facts
