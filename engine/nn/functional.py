@@ -51,7 +51,9 @@ def _dtype_title(t: Tensor) -> str:
 
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``, recorded as PyTorch records it: ``AddmmBackward0`` for 2-D
-    input, wrapped in ``ViewBackward0`` nodes for other ranks; ``matmul``'s nodes without bias."""
+    input, wrapped in ``ViewBackward0`` nodes for other contiguous input; ``matmul``'s nodes
+    then an in-place ``add_`` of the bias (``AddBackward0``) for non-contiguous input; ``matmul``'s
+    nodes alone without bias."""
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(
             "both arguments to linear need to be at least 1D, but they are "
@@ -61,7 +63,9 @@ def linear(input, weight, bias=None):
         return api.matmul(input, weight.t())
     if input.ndim == 2:
         return api.addmm(bias, input, weight.t())
-    rows = input.reshape(-1, input.shape[-1])
+    if not input.is_contiguous():  # PyTorch folds only contiguous input into one addmm
+        return api.matmul(input, weight.t()).add_(bias)
+    rows = input.view(-1, input.shape[-1])
     out = api.addmm(bias, rows, weight.t())
     return out.view(*input.shape[:-1], out.shape[-1])
 
@@ -86,13 +90,19 @@ def _check_floating(input, kernel: str) -> None:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtype_title(input)}\'')
 
 
+def _activation(input, kernel: str, row: str, inplace_row, **params):
+    """A float-only activation row, or (``inplace_row`` given) its in-place row on ``input``."""
+    _check_floating(input, kernel)
+    if inplace_row:
+        return api.inplace(inplace_row, input, None, **params)
+    return apply(OPS[row], input, **params)
+
+
 def leaky_relu(input, negative_slope: float = 0.01, inplace: bool = False):
     """``x`` where positive, ``negative_slope * x`` elsewhere (``LeakyReluBackward0``; in place,
     ``LeakyReluBackward1``)."""
-    _check_floating(input, "leaky_relu_cpu")
-    if inplace:
-        return api.inplace("leaky_relu_", input, None, negative_slope=negative_slope)
-    return apply(OPS["leaky_relu"], input, negative_slope=negative_slope)
+    return _activation(input, "leaky_relu_cpu", "leaky_relu", inplace and "leaky_relu_",
+                       negative_slope=negative_slope)
 
 
 def gelu(input, approximate: str = "none"):
@@ -116,18 +126,12 @@ def softplus(input, beta: float = 1.0, threshold: float = 20.0):
 def elu(input, alpha: float = 1.0, inplace: bool = False):
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere (``EluBackward0``; in place,
     ``EluBackward1``)."""
-    _check_floating(input, "elu_cpu")
-    if inplace:
-        return api.inplace("elu_", input, None, alpha=alpha)
-    return apply(OPS["elu"], input, alpha=alpha)
+    return _activation(input, "elu_cpu", "elu", inplace and "elu_", alpha=alpha)
 
 
 def silu(input, inplace: bool = False):
     """``x * sigmoid(x)`` (``SiluBackward0``, in place too)."""
-    _check_floating(input, "silu_cpu")
-    if inplace:
-        return api.inplace("silu", input)
-    return apply(OPS["silu"], input)
+    return _activation(input, "silu_cpu", "silu", inplace and "silu")
 
 
 def _softmax_dim(name: str, ndim: int) -> int:
@@ -475,14 +479,12 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     """Binary cross entropy of probabilities ``input`` (``BinaryCrossEntropyBackward0``)."""
     reduction = _reduction(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(
-            f"Using a target size ({target.shape}) that is different to the input size "
-            f"({input.shape}) is deprecated. Please ensure they have the same size."
-        )
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the same "
+                         "size.")
     if target._data.dtype != input._data.dtype:
-        raise RuntimeError(
-            f"Found dtype {_dtype_title(target)} but expected {_dtype_title(input)}"
-        )
+        raise RuntimeError(f"Found dtype {_dtype_title(target)} but expected "
+                           f"{_dtype_title(input)}")
     _check_floating(input, "binary_cross_entropy")
     x = input._data
     if ((x < 0) | (x > 1)).any() or np.isnan(x).any():
@@ -541,7 +543,11 @@ def dropout(input, p: float = 0.5, training: bool = True, inplace: bool = False)
     else:
         keep = _random.bernoulli_scalar(_random.default_generator, arr.size, 1.0 - p)
         scale = np.asarray(1.0, arr.dtype) / np.asarray(1.0 - p, arr.dtype)
-        noise = Tensor._wrap((keep * scale).astype(arr.dtype).reshape(arr.shape))
+        # ``empty_like(input)`` keeps the input's memory layout: draws land in memory order
+        values = np.empty_like(arr)
+        view = _random._iteration_view(values)
+        view[...] = (keep * scale).astype(arr.dtype).reshape(view.shape)
+        noise = Tensor._wrap(values)
     return input.mul_(noise) if inplace else api.mul(input, noise)
 
 
@@ -800,3 +806,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise IndexError("index out of range in self")
     return apply(OPS["embedding"], weight, indices=idx, padding_idx=padding_idx,
                  num_weights=weight.shape[0])
+
+
+
+# attention lives in engine/nn/attention.py (it builds on the functions above)
+from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401

@@ -136,6 +136,38 @@ def eye_(tensor):
     return _write(tensor, np.eye(*tensor.shape))
 
 
+def dirac_(tensor, groups: int = 1):
+    """Fill a 3-, 4- or 5-D convolution weight so that it passes its input through: a one at the
+    kernel's centre linking channel d to channel d in each group."""
+    dims = tensor.ndim
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    values = np.zeros(sizes)
+    centre = tuple(n // 2 for n in sizes[2:])
+    for g in range(groups):
+        for d in range(min(per_group, sizes[1])):
+            values[(g * per_group + d, d) + centre] = 1
+    return _write(tensor, values)
+
+
+def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
+    """N(0, std²) values, then in each column ``ceil(sparsity * rows)`` of them zeroed, the rows
+    chosen by a ``randperm`` of the default generator per column (as PyTorch does)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    normal_(tensor, 0, std, generator)
+    values = tensor._data.copy()
+    for col in range(cols):
+        values[_random.randperm(_random.default_generator, rows)[:num_zeros], col] = 0
+    return _write(tensor, values)
+
+
 def ones_(tensor):
     """Fill with ones."""
     return constant_(tensor, 1.0)
@@ -233,3 +265,32 @@ def reset_weight_and_bias(module, *, bias_without_fan_in: bool) -> None:
         return
     uniform_(module.bias, -bound, bound)
 
+
+
+def _make_deprecate(meth):
+    new_name = meth.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        import warnings
+
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of "
+                      f"`nn.init.{new_name}`.", FutureWarning, stacklevel=2)
+        return meth(*args, **kwargs)
+
+    deprecated_init.__doc__ = f"Deprecated: use ``nn.init.{new_name}``."
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+uniform = _make_deprecate(uniform_)
+normal = _make_deprecate(normal_)
+constant = _make_deprecate(constant_)
+eye = _make_deprecate(eye_)
+dirac = _make_deprecate(dirac_)
+xavier_uniform = _make_deprecate(xavier_uniform_)
+xavier_normal = _make_deprecate(xavier_normal_)
+kaiming_uniform = _make_deprecate(kaiming_uniform_)
+kaiming_normal = _make_deprecate(kaiming_normal_)
+orthogonal = _make_deprecate(orthogonal_)
+sparse = _make_deprecate(sparse_)

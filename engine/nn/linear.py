@@ -57,3 +57,9 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (f"in_features={self.in_features}, out_features={self.out_features}, "
                 f"bias={self.bias is not None}")
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """``Linear`` under the name MultiheadAttention's ``out_proj`` has in PyTorch."""
+
+    _torch_class_name = "torch.nn.modules.linear.NonDynamicallyQuantizableLinear"

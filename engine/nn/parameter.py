@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dtypes import to_numpy_dtype
 from ..tensor import Tensor
 
 
@@ -66,3 +67,38 @@ class Parameter(Tensor):
 def _rebuild_parameter(array, requires_grad):
     return Parameter(Tensor._wrap(array), requires_grad)
 
+
+
+class UninitializedParameter(Parameter):
+    """A parameter of a lazy module before its first call: no shape yet. ``materialize``
+    gives it its data and makes it a ``Parameter``, as PyTorch does."""
+
+    __slots__ = ()
+    _torch_class_name = "torch.nn.parameter.UninitializedParameter"
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        dt = np.float32 if dtype is None else to_numpy_dtype(dtype)
+        return super().__new__(cls, Tensor._wrap(np.empty((0,), dtype=dt)), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error usually "
+            "happens in `load_state_dict` when trying to load an uninitialized parameter into an "
+            "initialized one. Call `forward` to initialize the parameters before accessing their "
+            "attributes.")
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        """Give the parameter an (uninitialised) array of ``shape``; it becomes a Parameter."""
+        dt = self._data.dtype if dtype is None else to_numpy_dtype(dtype)
+        self._data = np.empty(tuple(shape), dtype=dt)
+        self.__class__ = self.cls_to_become
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__

@@ -418,3 +418,115 @@ def embedding_grad(g, ans, w, indices, padding_idx, num_weights):
     if padding_idx >= 0:
         out[padding_idx] = 0
     return out
+
+
+# -- LSTM layer (PyTorch's oneDNN kernel on CPU: one MkldnnRnnLayerBackward0 per layer) ------------
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def lstm_layer_forward(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse):
+    """One direction of one layer over (T, B, I) input: (output (T, B, H), hy, cy, the gates and
+    cells the backward reads). Gates are PyTorch's order: input, forget, cell, output."""
+    t_len = x.shape[0]
+    hidden = w_hh.shape[1]
+    xw = x @ w_ih.T
+    if b_ih is not None:
+        xw += b_ih + b_hh
+    h, c = h0, c0
+    out = np.empty((t_len, *h0.shape), dtype=x.dtype)
+    acts = np.empty((t_len, h0.shape[0], 4 * hidden), dtype=x.dtype)
+    cells = np.empty((t_len + 1, *c0.shape), dtype=x.dtype)
+    order = range(t_len - 1, -1, -1) if reverse else range(t_len)
+    for k, t in enumerate(order):
+        cells[k] = c
+        gates = xw[t] + h @ w_hh.T
+        a = acts[t]
+        a[:, :2 * hidden] = _sigmoid(gates[:, :2 * hidden])
+        a[:, 2 * hidden:3 * hidden] = np.tanh(gates[:, 2 * hidden:3 * hidden])
+        a[:, 3 * hidden:] = _sigmoid(gates[:, 3 * hidden:])
+        i, f, g, o = np.split(a, 4, axis=1)
+        c = f * c + i * g
+        h = o * np.tanh(c)
+        out[t] = h
+    cells[t_len] = c
+    return out, h, c, (acts, cells)
+
+
+def lstm_layer_backward(g_out, g_hy, g_cy, x, w_ih, w_hh, h0, out, cache, reverse):
+    """Back-propagation through time of ``lstm_layer_forward``: gradients of (x, w_ih, w_hh,
+    bias, h0, c0); the bias gradient serves both b_ih and b_hh."""
+    acts, cells = cache
+    t_len = x.shape[0]
+    hidden = w_hh.shape[1]
+    dgates = np.empty_like(acts)
+    dh = g_hy.copy()
+    dc = g_cy.copy()
+    order = range(t_len - 1, -1, -1) if reverse else range(t_len)
+    for k, t in reversed(list(enumerate(order))):
+        dh = dh + g_out[t]
+        i, f, g, o = np.split(acts[t], 4, axis=1)
+        c_prev, c = cells[k], cells[k + 1]
+        tc = np.tanh(c)
+        dc = dc + dh * o * (1 - tc * tc)
+        d = dgates[t]
+        d[:, :hidden] = dc * g * i * (1 - i)
+        d[:, hidden:2 * hidden] = dc * c_prev * f * (1 - f)
+        d[:, 2 * hidden:3 * hidden] = dc * i * (1 - g * g)
+        d[:, 3 * hidden:] = dh * tc * o * (1 - o)
+        dc = dc * f
+        dh = d @ w_hh
+    prev_h = np.empty_like(out)  # the hidden state each step read
+    if reverse:
+        prev_h[:-1] = out[1:]
+        prev_h[-1] = h0
+    else:
+        prev_h[1:] = out[:-1]
+        prev_h[0] = h0
+    flat = dgates.reshape(-1, 4 * hidden)
+    gx = dgates @ w_ih
+    gw_ih = flat.T @ x.reshape(-1, x.shape[-1])
+    gw_hh = flat.T @ prev_h.reshape(-1, hidden)
+    gb = flat.sum(axis=0)
+    return gx, gw_ih, gw_hh, gb, dh, dc
+
+
+# -- attention (PyTorch's flash attention for CPU: ScaledDotProductFlashAttentionForCpuBackward0) --
+
+def _repeat_heads(k, groups):
+    return k if groups == 1 else np.repeat(k, groups, axis=-3)
+
+
+def sdpa_forward(q, k, v, mask, scale, groups):
+    """(output, the attention probabilities) of softmax(q kᵀ · scale + mask) v over (..., H, L,
+    E) arrays; ``mask`` is additive (``-inf`` masks out), ``groups`` query heads share a key
+    head (GQA). A row masked out entirely gives zeros."""
+    scores = (q @ np.swapaxes(_repeat_heads(k, groups), -1, -2)) * np.asarray(scale, q.dtype)
+    if mask is not None:
+        scores = scores + mask
+    top = scores.max(axis=-1, keepdims=True)
+    dead = np.isneginf(top)
+    e = np.exp(scores - np.where(dead, 0, top))
+    total = e.sum(axis=-1, keepdims=True)
+    probs = np.where(dead, 0, e / np.where(dead, 1, total)).astype(q.dtype, copy=False)
+    return probs @ _repeat_heads(v, groups), probs
+
+
+def _sum_groups(g, groups):
+    if groups == 1:
+        return g
+    shape = g.shape
+    return g.reshape(*shape[:-3], shape[-3] // groups, groups, *shape[-2:]).sum(axis=-3)
+
+
+def sdpa_backward(g, q, k, v, probs, scale, groups):
+    """Gradients of (q, k, v) of ``sdpa_forward``."""
+    s = np.asarray(scale, q.dtype)
+    kr, vr = _repeat_heads(k, groups), _repeat_heads(v, groups)
+    gv = np.swapaxes(probs, -1, -2) @ g
+    gp = g @ np.swapaxes(vr, -1, -2)
+    gs = probs * (gp - (gp * probs).sum(axis=-1, keepdims=True))
+    gq = (gs @ kr) * s
+    gk = (np.swapaxes(gs, -1, -2) @ q) * s
+    return gq, _sum_groups(gk, groups), _sum_groups(gv, groups)

@@ -1,5 +1,6 @@
-"""``nn.utils``: gradient clipping."""
+"""``nn.utils``: gradient clipping, packed sequences (``nn.utils.rnn``)."""
 
+from . import rnn
 from .clip_grad import clip_grad_norm_, clip_grad_value_
 
-__all__ = ["clip_grad_norm_", "clip_grad_value_"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "rnn"]

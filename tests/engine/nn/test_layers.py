@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import engine
-from tests.engine.differential import check, first_line
+from tests.engine.differential import check
+from tests.engine.nn.test_nn import same_error
 
 torch = pytest.importorskip("torch")
 
@@ -354,18 +354,6 @@ def test_layer_reprs_and_attributes(make):
 
 # -- errors ----------------------------------------------------------------------------------------
 
-def _error(lib, snippet):
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            snippet(lib)
-        except Exception as e:
-            return type(e).__name__, first_line(e)
-    return None
-
-
 ERRORS = {
     "conv_rank": lambda t: t.nn.functional.conv2d(t.ones(2, 3), t.ones(4, 3, 3, 3)),
     "conv1d_rank": lambda t: t.nn.functional.conv1d(t.ones(2, 3, 4, 4), t.ones(4, 3, 3)),
@@ -413,6 +401,4 @@ ERRORS = {
 
 @pytest.mark.parametrize("name", ERRORS)
 def test_layer_errors(name):
-    expected = _error(torch, ERRORS[name])
-    assert expected is not None, "torch did not raise"
-    assert _error(engine, ERRORS[name]) == expected
+    same_error(ERRORS[name])
