@@ -6,7 +6,8 @@ draws are the 32-bit outputs), ``random64()`` = ``(first << 32) | second``, and 
 Box-Muller normal (a double, shared by every per-element normal). Every distribution below is
 PyTorch's CPU kernel (ATen/core/DistributionsHelper.h, TransformationHelper.h,
 native/cpu/DistributionTemplates.h) written as numpy array code: a draw of n numbers takes n (or
-2n) 32-bit outputs at once, never a Python loop per number (except randperm's swaps).
+2n) 32-bit outputs at once, never a Python loop per number (randperm's swaps are resolved without
+one too); only gamma's rejection sampler, whose draw count varies per element, runs per element.
 
 The float32 normal fill (numel >= 16, contiguous) is where PyTorch's own float math shows: on
 AVX2/AVX512 CPUs it runs avx_mathfun's ``log256_ps``/``sincos256_ps`` (Cephes polynomials, with
@@ -291,16 +292,20 @@ def _map(fn, a: np.ndarray) -> np.ndarray:
     return np.fromiter(map(fn, a.reshape(-1).tolist()), np.float64, a.size).reshape(a.shape)
 
 
-_MID_MASK = np.uint64((1 << 29) - 1)  # the double's bits below float32 precision
-_MID = np.uint64(1 << 28)  # ... exactly half a float32 ulp
+# a double is halfway between two float32 values when its 29 mantissa bits below float32
+# precision are 1000...0: shifted left by 35 they read 2**63
+_TIE_SHIFT = np.uint64(35)
+_TIE_TOP = np.uint64(1 << 63)
 
 
 def _round_sum(s: np.ndarray, a, b, c) -> np.ndarray:
     """``s`` = fl64(a * b + c) (the product exact) rounded to float32 as one rounding of the exact
     value: a double exactly halfway between two floats is moved off the tie, towards the exact
     sum, before it is rounded (else round-half-even could go the wrong way)."""
-    low = np.bitwise_and(s.view(np.uint64), _MID_MASK)
-    tie = low == _MID
+    # the tie test in two passes (shift the 29 low bits to the top, compare), no temporaries
+    # beyond one integer array: this runs after every multiply-add of the float fill
+    low = np.left_shift(s.view(np.uint64), _TIE_SHIFT)
+    tie = low == _TIE_TOP
     if tie.any():
         idx = np.nonzero(tie)[0]
         sub = s.reshape(-1)[idx]
@@ -318,8 +323,15 @@ def _round_sum(s: np.ndarray, a, b, c) -> np.ndarray:
 def _fma32(a, b, c) -> np.ndarray:
     """``fmaf(a, b, c)`` elementwise on float32 values (b, c scalars or arrays): the product is
     exact in double; ``_round_sum`` makes the rounding to float the single one fmaf does."""
-    if np.ndim(b) == 0 and np.ndim(c) == 0 and b == 1 and c == 0:
+    scalars = np.ndim(b) == 0 and np.ndim(c) == 0
+    if scalars and b == 1 and c == 0:
         return a + np.float32(0)
+    if scalars and np.ndim(a) == 1 and a.size > 2 * _CHUNK:
+        # block by block, so that the double temporaries stay in the CPU cache (2x faster)
+        out = np.empty(a.size, np.float32)
+        for i in range(0, a.size, _CHUNK):
+            out[i:i + _CHUNK] = _fma32(a[i:i + _CHUNK], b, c)
+        return out
     s = np.asarray(a, np.float32).astype(_D)
     s *= np.asarray(b, np.float32).astype(_D) if np.ndim(b) else _D(np.float32(b))
     s += np.asarray(c, np.float32).astype(_D) if np.ndim(c) else _D(np.float32(c))
@@ -354,6 +366,26 @@ def _fma_f(a, b, c) -> np.ndarray:
     return _round_sum(s, a, b, c)
 
 
+def _fma_step(s: np.ndarray, y: np.ndarray, x: np.ndarray, x64: np.ndarray, c) -> np.ndarray:
+    """``fmaf(y, x, c)`` for float32 arrays ``y``, ``x`` (``x64``: x as doubles) and a float32
+    scalar or array ``c``, computed in the double scratch array ``s``."""
+    np.copyto(s, y)  # a plain widening pass: numpy's mixed-type multiply is slower
+    s *= x64
+    s += c
+    return _round_sum(s, y, x, c)
+
+
+def _horner(s: np.ndarray, x: np.ndarray, x64: np.ndarray, coefs) -> np.ndarray:
+    """The polynomial ``coefs`` (highest degree first) at float32 ``x`` by Horner's rule, each
+    step one ``fmaf`` (as GCC contracts avx_mathfun's mul-then-add)."""
+    np.multiply(x64, _D(coefs[0]), out=s)
+    s += _D(coefs[1])
+    y = _round_sum(s, x, coefs[0], coefs[1])
+    for c in coefs[2:]:
+        y = _fma_step(s, y, x, x64, c)
+    return y
+
+
 def _log256(x: np.ndarray) -> np.ndarray:
     """log256_ps of float32 x in (0, 1]."""
     bits = x.view(np.uint32)
@@ -368,14 +400,7 @@ def _log256(x: np.ndarray) -> np.ndarray:
     x += tmp
     z = x * x
     x64 = x.astype(_D)
-    s = x64 * _D(_CEPHES_LOG[0])
-    s += _D(_CEPHES_LOG[1])
-    y = _round_sum(s, x, _CEPHES_LOG[0], _CEPHES_LOG[1])
-    for p in _CEPHES_LOG[2:]:
-        np.copyto(s, y)
-        s *= x64
-        s += _D(p)
-        y = _round_sum(s, y, x, p)
+    y = _horner(np.empty_like(x64), x, x64, _CEPHES_LOG)
     y *= x
     y = _fma_f(y, z, e * _LOG_Q1)
     z *= _F(0.5)
@@ -397,33 +422,14 @@ def _sincos256(x: np.ndarray):
     x = _fma_f(y, _DP[2], x)
     z = x * x
     z64 = z.astype(_D)
-    s = z64 * _D(_COSCOF[0])
-    s += _D(_COSCOF[1])
-    c = _round_sum(s, z, _COSCOF[0], _COSCOF[1])
-    np.copyto(s, c)
-    s *= z64
-    s += _D(_COSCOF[2])
-    c = _round_sum(s, c, z, _COSCOF[2])
+    s = np.empty_like(z64)
+    c = _horner(s, z, z64, _COSCOF)
     c *= z
-    half = z * _F(0.5)
-    np.copyto(s, c)
-    s *= z64
-    s -= half
-    c = _round_sum(s, c, z, -half)
+    c = _fma_step(s, c, z, z64, -(z * _F(0.5)))
     c += _F(1)
-    np.multiply(z64, _D(_SINCOF[0]), out=s)
-    s += _D(_SINCOF[1])
-    sn = _round_sum(s, z, _SINCOF[0], _SINCOF[1])
-    np.copyto(s, sn)
-    s *= z64
-    s += _D(_SINCOF[2])
-    sn = _round_sum(s, sn, z, _SINCOF[2])
+    sn = _horner(s, z, z64, _SINCOF)
     sn *= z
-    x64 = x.astype(_D)
-    np.copyto(s, sn)
-    s *= x64
-    s += x64
-    sn = _round_sum(s, sn, x, x)
+    sn = _fma_step(s, sn, x, x.astype(_D), x)
     odd = (j & 1).astype(bool)  # j // 2 odd: sin takes the cosine polynomial and cos the sine's
     sin = np.where(odd, c, sn)
     cos = np.where(odd, sn, c)
@@ -473,6 +479,11 @@ def _fma64(a, b, c) -> np.ndarray:
     b, c = np.float64(b), np.float64(c)
     if b == 1 and c == 0:
         return a + 0.0
+    if a.ndim == 1 and a.size > 2 * _CHUNK:  # in cache-sized blocks, as _fma32
+        out = np.empty(a.size, np.float64)
+        for i in range(0, a.size, _CHUNK):
+            out[i:i + _CHUNK] = _fma64(a[i:i + _CHUNK], b, c)
+        return out
     p = a * b
     ah, al = _split(a)
     bh, bl = _split(b)
@@ -730,6 +741,89 @@ def exponential(g: Generator, n: int, lambd: float) -> np.ndarray:
     return (-1.0 / lambd) * _map(math.log1p, -u)
 
 
+_THIRD_F = float(np.float32(1.0) / np.float32(3.0))  # the kernel's ``1.0f / 3.0f``
+_C0331 = float(np.float32(0.0331))
+
+
+def _gamma_one(g: Generator, alpha, ftype) -> float:
+    """ATen's ``sample_gamma`` (Marsaglia and Tsang) for one ``alpha`` of type ``ftype``: the
+    float literals and ``scalar_t`` steps kept, the rest in double; uniforms and normals are
+    ``uniform_real_distribution<double>`` and ``normal_distribution<double>`` (cached sine
+    included). A rejection loop: each element draws a variable count, so it runs per element."""
+    alpha = ftype(alpha)
+    scale = 1.0
+    if alpha < 1:
+        if alpha == 0:
+            return 0.0
+        u = float(_uniform01_f64(g, 1)[0])
+        scale *= (1 - u) ** float(ftype(1) / alpha)
+        alpha = alpha + ftype(1)
+    d = float(alpha - ftype(_THIRD_F))
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = float(_normal_serial(g, 1, 0.0, 1.0)[0])
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1 - float(_uniform01_f64(g, 1)[0])
+        xx = x * x
+        if u < 1.0 - _C0331 * xx * xx:
+            return scale * d * v
+        if math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def standard_gamma(g: Generator, alpha: np.ndarray) -> np.ndarray:
+    """``torch._standard_gamma`` (``_s_gamma_cpu``): one gamma draw per element in C order, at
+    least the dtype's smallest normal number."""
+    ftype = alpha.dtype.type
+    flat = [_gamma_one(g, a, ftype) for a in alpha.reshape(-1).tolist()]
+    out = np.array(flat, np.float64).astype(alpha.dtype).reshape(alpha.shape)
+    return np.maximum(out, np.finfo(alpha.dtype).tiny)
+
+
+def dirichlet(g: Generator, alpha: np.ndarray) -> np.ndarray:
+    """``torch._sample_dirichlet`` (``_s_dirichlet_cpu``): gammas of the concentrations as doubles,
+    divided by their sum over the last dim, kept inside (0, 1)."""
+    gam = [_gamma_one(g, a, np.float64) for a in alpha.reshape(-1).tolist()]
+    gam = np.maximum(np.array(gam, np.float64).reshape(alpha.shape), np.finfo(np.float64).tiny)
+    out = (gam / gam.sum(-1, keepdims=True)).astype(alpha.dtype)
+    top = np.nextafter(alpha.dtype.type(1), alpha.dtype.type(0))
+    return np.minimum(top, np.maximum(np.finfo(alpha.dtype).tiny, out))
+
+
+def _swap_front(z: np.ndarray) -> np.ndarray:
+    """The permutation left by the swaps ``r[i], r[z[i]] = r[z[i]], r[i]`` (i = 0, 1, ...; z[i] >=
+    i) on ``arange(len(z) + 1)``, without a loop over the swaps. Position i is final after step i,
+    and holds what position z[i] held then: what the previous step aimed at z[i] left there (the
+    value its own position held when it ran), else z[i] itself. Those values follow chains of
+    earlier steps, resolved by pointer doubling."""
+    n = z.size + 1
+    zz = np.append(z, n - 1)  # the last position, as a swap with itself
+    steps = np.arange(n)
+    # steps grouped by target, in step order (unique keys: numpy's fast unstable sort will do)
+    order = np.argsort(zz * n + steps)
+    tz = zz[order]
+    same = tz[1:] == tz[:-1]
+    prev = np.full(n, -1, np.int64)  # the previous step aimed at the same position
+    prev[order[1:][same]] = order[:-1][same]
+    ends = np.append(~same, True)
+    last = np.full(n, -1, np.int64)  # the last step aimed at each position
+    last[tz[ends]] = order[ends]
+    # held[t]: the value at position t when step t starts = held[the last earlier step aimed at t]
+    # (step t itself excluded), else t
+    before = np.where(zz == steps, prev, last)
+    held = np.where(before >= 0, before, steps)
+    while True:
+        nxt = held[held]
+        if np.array_equal(nxt, held):
+            break
+        held = nxt
+    return np.where(prev >= 0, held[np.maximum(prev, 0)], zz)
+
+
 def randperm(g: Generator, n: int) -> np.ndarray:
     """``randperm_cpu``: Fisher-Yates from the front with ``random() % (n - i)``; from
     2**32 / 20 on, the inside-out variant with ``random64() % (i + 1)``."""
@@ -738,10 +832,7 @@ def randperm(g: Generator, n: int) -> np.ndarray:
             return np.arange(n, dtype=np.int64)
         z = (g._u32(n - 1) % np.arange(n, 1, -1, dtype=np.uint64)).astype(np.int64)
         z += np.arange(n - 1, dtype=np.int64)
-        r = list(range(n))
-        for i, j in enumerate(z.tolist()):
-            r[i], r[j] = r[j], r[i]
-        return np.array(r, dtype=np.int64)
+        return _swap_front(z)
     z = (g._u64(n) % np.arange(1, n + 1, dtype=np.uint64)).astype(np.int64).tolist()
     r = [0] * n
     for i, j in enumerate(z):
@@ -752,13 +843,19 @@ def randperm(g: Generator, n: int) -> np.ndarray:
 
 # -- filling a tensor in place --------------------------------------------------------------------
 
-def _iteration_view(arr: np.ndarray) -> np.ndarray:
-    """``arr`` with its axes in TensorIterator's order (memory order: the smallest stride
-    innermost), so that values written in C order land in the order PyTorch generates them."""
+def _iteration_order(arr: np.ndarray):
+    """TensorIterator's order of ``arr``'s axes (memory order: the smallest stride innermost),
+    or None for C order."""
     if arr.ndim < 2 or arr.flags.c_contiguous:
-        return arr
-    order = sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d]) if arr.shape[d] > 1 else 0)
-    return arr.transpose(order)
+        return None
+    return sorted(range(arr.ndim), key=lambda d: -abs(arr.strides[d]) if arr.shape[d] > 1 else 0)
+
+
+def _iteration_view(arr: np.ndarray) -> np.ndarray:
+    """``arr`` with its axes in TensorIterator's order, so that values written in C order land
+    in the order PyTorch generates them."""
+    order = _iteration_order(arr)
+    return arr if order is None else arr.transpose(order)
 
 
 def _write(t, values: np.ndarray):
@@ -860,8 +957,10 @@ def bernoulli_(self, p=0.5, *, generator=None):
     _check(self)
     g = _gen(generator)
     if hasattr(p, "_data"):
+        # p is read in the order the output is written (the output leads TensorIterator)
         pa = np.broadcast_to(p._data, self._data.shape)
-        pa = np.ascontiguousarray(_iteration_view(np.asarray(pa))) if pa.ndim else pa
+        order = _iteration_order(self._data)
+        pa = np.ascontiguousarray(pa if order is None else pa.transpose(order))
         if pa.size and (pa.min() < 0 or pa.max() > 1):
             raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
         return _write(self, bernoulli_tensor(g, pa))
@@ -875,7 +974,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     ``empty_like(input).bernoulli_(p)``."""
     from .tensor import Tensor
 
-    t = Tensor._wrap(np.empty_like(input._data))
+    t = Tensor._wrap(np.empty(input._data.shape, input._data.dtype))  # contiguous, as ATen's
     with _no_grad():
         bernoulli_(t, input if p is None else p, generator=generator)
     return t

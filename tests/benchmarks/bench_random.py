@@ -2,10 +2,10 @@
 by side with PyTorch CPU, as ratios.
 
 Run: ``python tests/benchmarks/bench_random.py`` (PyTorch optional; without it only the engine
-column prints). Each case is the best of several repeats, so the shared machine's noise mostly
-cancels out; the numbers are printed, never asserted. The headline case is a 10**6-element
-``randn`` (float32: PyTorch's 16-wide Box-Muller with avx_mathfun's log/sin/cos, which the engine
-emulates operation by operation, FMAs included).
+column prints). Each case is the best of several repeats of the process's CPU time, so the shared
+machine's noise mostly cancels out; the numbers are printed, never asserted. The headline case is
+a 10**6-element ``randn`` (float32: PyTorch's 16-wide Box-Muller with avx_mathfun's log/sin/cos,
+which the engine emulates operation by operation, FMAs included).
 """
 
 from __future__ import annotations
@@ -17,23 +17,27 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import engine
+import engine.distributions
 import engine.nn
 
 try:
     import torch
+    import torch.distributions
 except ImportError:  # the engine column still prints
     torch = None
 
 
 def best_time(fn, number: int = 3, repeat: int = 5) -> float:
-    """Seconds per call: the best of ``repeat`` runs of ``number`` calls."""
+    """CPU seconds per call: the best of ``repeat`` runs of ``number`` calls. CPU time of this
+    process rather than the wall clock, so that other work on a shared machine barely moves the
+    numbers (torch runs single-threaded here, see main)."""
     fn()
     best = float("inf")
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for _ in range(number):
             fn()
-        best = min(best, (time.perf_counter() - t0) / number)
+        best = min(best, (time.process_time() - t0) / number)
     return best
 
 
@@ -46,13 +50,20 @@ CASES = [
     ("randint(0, 10, (10**6,))", lambda t: t.randint(0, 10, (N,))),
     ("randperm(10**5)", lambda t: t.randperm(10**5)),
     ("randn(15) x 1000", lambda t: [t.randn(15) for _ in range(1000)]),
+    ("normal_(2, 3) 10**6", lambda t: t.empty(N).normal_(2.0, 3.0)),
+    ("uniform_(-1, 1) 10**6", lambda t: t.empty(N).uniform_(-1.0, 1.0)),
     ("bernoulli_(0.5) 10**6", lambda t: t.empty(N).bernoulli_(0.5)),
+    ("multinomial(10**4 of 10)", lambda t: t.multinomial(t.ones(10), 10**4, True)),
+    ("Normal.sample((10**6,))", lambda t: t.distributions.Normal(0.0, 1.0).sample((N,))),
     ("dropout(10**6, p=0.1)", lambda t: t.nn.functional.dropout(t.ones(N), 0.1)),
     ("Linear(1024, 1024)", lambda t: t.nn.Linear(1024, 1024)),
 ]
 
 
 def main() -> None:
+    if torch is not None:
+        torch.set_num_threads(1)  # CPU time compares like with like (the engine's fill may
+        # use a second thread, whose time counts too)
     print(f"{'case':28s} {'engine ms':>10s} {'torch ms':>10s} {'ratio':>7s}")
     for name, fn in CASES:
         engine.manual_seed(0)

@@ -161,6 +161,20 @@ def test_non_contiguous_tensors_fill_in_memory_order_per_element():
     check(script, 11)
 
 
+@pytest.mark.parametrize("seed", SEEDS[:4])
+def test_bernoulli_with_a_tensor_p_draws_in_the_outputs_order(seed):
+    """torch.bernoulli(p) writes a contiguous result whatever p's strides (an expanded p, as
+    Bernoulli.sample passes, or a transposed one); bernoulli_(p) reads p in the order it writes
+    the output."""
+    def script(t):
+        row = t.tensor([[0.2, 0.7, 0.5]])
+        out = t.empty(3, 4).t().bernoulli_(t.tensor([0.1, 0.5, 0.9]))
+        return [t.bernoulli(row.expand(4, 3)), t.bernoulli(t.rand(3, 5).t()), out,
+                t.bernoulli(t.full((2, 3), 0.5, dtype=t.float64).t()), t.rand(2)]
+
+    check(script, seed)
+
+
 @pytest.mark.parametrize("replacement", [False, True])
 @pytest.mark.parametrize("samples", [1, 2, 5])
 def test_multinomial(replacement, samples):

@@ -1,0 +1,74 @@
+"""``Beta(concentration1, concentration0)``: the first coordinate of a two-category Dirichlet,
+after torch/distributions/beta.py."""
+
+from __future__ import annotations
+
+from .. import creation
+from ..ops import api
+from . import constraints
+from ._ops import lgamma
+from .dirichlet import Dirichlet
+from .exp_family import ExponentialFamily
+from .utils import _Number, broadcast_all
+
+__all__ = ["Beta"]
+
+
+class Beta(ExponentialFamily):
+    """The Beta distribution on [0, 1] with concentrations ``concentration1`` (heads) and
+    ``concentration0`` (tails)."""
+
+    arg_constraints = {"concentration1": constraints.positive,
+                       "concentration0": constraints.positive}
+    support = constraints.unit_interval
+    has_rsample = True
+
+    def __init__(self, concentration1, concentration0, validate_args=None) -> None:
+        if isinstance(concentration1, _Number) and isinstance(concentration0, _Number):
+            both = creation.tensor([float(concentration1), float(concentration0)])
+        else:
+            concentration1, concentration0 = broadcast_all(concentration1, concentration0)
+            both = api.stack([concentration1, concentration0], -1)
+        self._dirichlet = Dirichlet(both, validate_args=validate_args)
+        super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._expanded(Beta, batch_shape, _instance, ())
+        new._dirichlet = self._dirichlet.expand(batch_shape)
+        return new
+
+    @property
+    def mean(self):
+        return self.concentration1 / (self.concentration1 + self.concentration0)
+
+    @property
+    def variance(self):
+        total = self.concentration1 + self.concentration0
+        return self.concentration1 * self.concentration0 / (total.pow(2) * (total + 1))
+
+    def rsample(self, sample_shape=()):
+        return self._dirichlet.rsample(sample_shape)[..., 0]  # torch: .select(-1, 0)
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        heads_tails = api.stack([value, 1.0 - value], -1)
+        return self._dirichlet.log_prob(heads_tails)
+
+    def entropy(self):
+        return self._dirichlet.entropy()
+
+    @property
+    def concentration1(self):
+        return self._dirichlet.concentration[..., 0]
+
+    @property
+    def concentration0(self):
+        return self._dirichlet.concentration[..., 1]
+
+    @property
+    def _natural_params(self):
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x, y):
+        return lgamma(x) + lgamma(y) - lgamma(x + y)
