@@ -1,7 +1,8 @@
 """Reaching into values: attributes, items, assignment targets, calls and truth.
 
 Every path by which a script touches an object goes through here, so this is where the safety
-policy (``safety.py``) is applied: names starting with ``_`` are refused, assignment is allowed
+policy (``safety.py``) is applied: names starting with ``_`` are refused but for the few that
+``underscore.py`` reads, assignment is allowed
 only on the script's own objects (and a tensor's ``requires_grad``/``grad``/``data``), and every
 value coming in from engine code is screened.
 """
@@ -28,17 +29,15 @@ from .safety import (
     DENIED_CONSTRUCTORS,
     DENIED_TYPES,
     DENIED_VALUE_ATTRS,
-    NAMEDTUPLE_ATTRS,
     NODE_ATTRS,
     NUMPY_ATTRS,
-    READABLE_DUNDER_ATTRS,
     TENSOR_SETTABLE,
     check_callable,
     is_engine_type,
-    is_namedtuple_class,
 )
 from .screening import PASS, ScreeningMixin
 from .specials import container_method
+from .underscore import plain_script_object, read_underscore
 
 _RISKY = frozenset({int, bool, str, bytes, bytearray, list, tuple})
 _NESTED = (list, tuple, dict, set, frozenset)
@@ -70,27 +69,18 @@ class AccessMixin(ScreeningMixin):
     # -- attributes --------------------------------------------------------------------------------
     def _getattr(self, obj, name, node):
         if name[0] == "_":
-            if name == "__init__":
-                if type(obj) is SuperProxy:
-                    return self._attr_super(obj, name, node)
-                if isinstance(obj, type) and (obj in self._script_classes or (
-                        is_engine_type(obj) and self._is_module(obj))):
-                    return self._attr_generic(obj, name, node)  # nn.Module.__init__(self)
-            if name in READABLE_DUNDER_ATTRS:
-                return self._attr_name(obj, name, node)
-            if name in NAMEDTUPLE_ATTRS and is_namedtuple_class(
-                    obj if isinstance(obj, type) else type(obj)):
-                return self._attr_generic(obj, name, node)  # p._replace(x=1), P._fields
-            raise forbidden(f"attribute '{name}' is not available: names starting with '_' are "
-                            "internal", node)
-        t = type(obj)
+            return read_underscore(self, obj, name, node)
+        return self._attr_rule(type(obj))(self, obj, name, node)
+
+    def _attr_rule(self, t):
+        """The attribute rule for objects of class ``t``: rule(interp, obj, name, node), cached."""
         rule = self._attr_rules.get(t)
         if rule is None:
             rule = self._rule_for(t)
             if len(self._attr_rules) > 10_000:  # classes made in a loop must not pile up here
                 self._attr_rules.clear()
             self._attr_rules[t] = rule
-        return rule(self, obj, name, node)
+        return rule
 
     def _rule_for(self, t):
         if t is ModuleProxy:
@@ -160,12 +150,6 @@ class AccessMixin(ScreeningMixin):
     def _attr_generic(self, obj, name, node):
         return self._screen(self._native(getattr, (obj, name), None, node), node)
 
-    def _attr_name(self, obj, name, node):
-        value = self._native(getattr, (obj, name), None, node)
-        if not isinstance(value, str):
-            raise forbidden(f"attribute '{name}' is not available here", node)
-        return value
-
     def _attr_proxy(self, obj, name, node):
         """A module's attribute (also ``from module import name``)."""
         return self._screen(obj._lookup(name, node), node)
@@ -223,8 +207,10 @@ class AccessMixin(ScreeningMixin):
         return self._attr_generic(obj, name, node)
 
     def _setattr(self, obj, name, value, node):
-        if name[0] == "_":
-            raise forbidden(f"attribute '{name}' is not available: names starting with '_' are "
+        if name[0] == "_" and (name[1:2] == "_" or not plain_script_object(self, obj)):
+            # the few readable ones (net._modules) are never assigned; the script's own objects'
+            # single-underscore names are theirs (self._cache = {})
+            raise forbidden(f"attribute '{name}' cannot be assigned: names starting with '_' are "
                             "internal", node)
         t = type(obj)
         if t is Tensor or isinstance(obj, Tensor):
@@ -290,6 +276,10 @@ class AccessMixin(ScreeningMixin):
         elif kind is ast.Attribute:
             obj = self._eval(target.value, act)
             name = target.attr
+            if name[0] == "_" and (name[1:2] == "_" or not plain_script_object(self, obj)):
+                # the few readable ones (net._modules) are never deleted
+                raise forbidden(f"attribute '{name}' cannot be deleted: names starting with '_' "
+                                "are internal", target)
             if not (type(obj) in self._script_classes or obj in self._script_classes
                     or self._is_module(type(obj))):
                 raise forbidden(f"cannot delete attributes of {_describe(obj)}", target)

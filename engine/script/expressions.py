@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import builtins
 
+from .dispatch import handler_table
 from .errors import ScriptError, forbidden
 from .generators import ScriptGenerator
 from .guards import CONTAINERS as _CONTAINERS  # also dict views and deques
@@ -421,31 +422,4 @@ def _identity(x):
     return x
 
 
-EXPRESSION_HANDLERS = {
-    ast.Constant: ExpressionsMixin._ev_constant,
-    ast.Name: ExpressionsMixin._ev_name,
-    ast.BinOp: ExpressionsMixin._ev_binop,
-    ast.UnaryOp: ExpressionsMixin._ev_unaryop,
-    ast.BoolOp: ExpressionsMixin._ev_boolop,
-    ast.Compare: ExpressionsMixin._ev_compare,
-    ast.IfExp: ExpressionsMixin._ev_ifexp,
-    ast.NamedExpr: ExpressionsMixin._ev_namedexpr,
-    ast.Call: ExpressionsMixin._ev_call,
-    ast.Attribute: ExpressionsMixin._ev_attribute,
-    ast.Subscript: ExpressionsMixin._ev_subscript,
-    ast.Slice: ExpressionsMixin._ev_slice,
-    ast.List: ExpressionsMixin._ev_list,
-    ast.Tuple: ExpressionsMixin._ev_tuple,
-    ast.Set: ExpressionsMixin._ev_set,
-    ast.Dict: ExpressionsMixin._ev_dict,
-    ast.JoinedStr: ExpressionsMixin._ev_joinedstr,
-    ast.FormattedValue: ExpressionsMixin._ev_formattedvalue,
-    ast.ListComp: ExpressionsMixin._ev_listcomp,
-    ast.SetComp: ExpressionsMixin._ev_setcomp,
-    ast.DictComp: ExpressionsMixin._ev_dictcomp,
-    ast.GeneratorExp: ExpressionsMixin._ev_generatorexp,
-    ast.Lambda: ExpressionsMixin._ev_lambda,
-    ast.Starred: ExpressionsMixin._ev_starred,
-    ast.Yield: ExpressionsMixin._ev_yield,
-    ast.YieldFrom: ExpressionsMixin._ev_yieldfrom,
-}
+EXPRESSION_HANDLERS = handler_table(ExpressionsMixin, "_ev_")

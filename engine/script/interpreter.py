@@ -120,6 +120,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self._context_types: dict = {}
         # weak: a class statement in a loop makes a new class each time
         self._script_classes = weakref.WeakSet()
+        # {script class: the single-underscore names its body defined} (underscore.script_owned)
+        self._class_own_names = weakref.WeakKeyDictionary()
         self._super_builtin = Builtin("super", _no_super)
         self._child = None
         self._driver = None

@@ -8,6 +8,7 @@ defines, plus the whitelisted submodules, and nothing can be assigned or deleted
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import types
 
 from .errors import ScriptError, forbidden
@@ -34,8 +35,50 @@ ENGINE_MODULES = {
     "torch.backends": "engine.backends",
     "torch.backends.mps": "engine.backends.mps",
     "torch.backends.cudnn": "engine.backends.cudnn",
+    "torch.distributions": "engine.distributions",
+    "torch.linalg": "engine.linalg",  # reached once the engine has it (ModuleNotFoundError before)
 }
 _SCRIPT_NAME = {real: name for name, real in ENGINE_MODULES.items()}
+
+# Engine packages whose every public submodule a script may import under torch's spelling
+# (``torch.distributions.categorical`` is ``engine.distributions.categorical``), whatever
+# submodules the package grows; a part starting with ``_`` or in DENIED_MODULE_NAMES is not one.
+ENGINE_PACKAGES = {"torch.distributions": "engine.distributions"}
+
+
+def engine_module(name: str) -> str | None:
+    """The engine module a script's module name stands for, or None when it is not available."""
+    return _translate(name, ENGINE_MODULES, ENGINE_PACKAGES.items())
+
+
+def _script_name(real: str) -> str | None:
+    """The script's spelling of an engine module (``engine_module`` the other way round)."""
+    return _translate(real, _SCRIPT_NAME,
+                      [(package, script) for script, package in ENGINE_PACKAGES.items()])
+
+
+def _translate(name: str, table: dict, packages) -> str | None:
+    known = table.get(name)
+    if known is not None:
+        return known
+    for source, target in packages:
+        rest = _public_rest(name, source)
+        if rest is not None:
+            return f"{target}.{rest}"
+    return None
+
+
+def _public_rest(name: str, package: str) -> str | None:
+    """``a.b`` of ``package.a.b`` when every part is a public module name, else None."""
+    if not name.startswith(package + "."):
+        return None
+    rest = name[len(package) + 1:]
+    parts = rest.split(".")
+    if all(p.isidentifier() and not p.startswith("_") and p not in DENIED_MODULE_NAMES
+           for p in parts):
+        return rest
+    return None
+
 
 # Real modules whose C functions (builtins bound to their module: ``len``, ``np.zeros``) a script
 # may hold once the allow-lists hand them out; Python's builtins less safety's denied ones. A stdlib
@@ -85,9 +128,11 @@ def import_refusal(name: str) -> str:
         return f"scripts cannot import {name}: {reason}"
     if top in ("torch", "numpy"):
         return (f"import of '{name}' is not available: gradstep's torch has nn, nn.functional, "
-                "nn.init, nn.utils, optim, autograd, utils.data and cuda; numpy a subset")
+                "nn.init, nn.utils, optim, autograd, utils.data, distributions and cuda; numpy a "
+                "subset")
     return (f"import of '{name}' is not available: scripts can import torch (and its nn, optim, "
-            "autograd, utils.data and nn.functional), numpy and the standard modules "
+            "autograd, utils.data, distributions and nn.functional), numpy and the standard "
+            "modules "
             + ", ".join(m for m in STDLIB_MODULES if m not in ("__future__", *PLOT_MODULES))
             + "; and matplotlib.pyplot")
 
@@ -170,8 +215,9 @@ class ModuleProxy:
             except ScriptError:
                 continue
             names.add(attr)
-        names.update(n.rsplit(".", 1)[1] for n in ENGINE_MODULES
-                     if n.rsplit(".", 1)[0] == self._name)
+        names.update(n.rsplit(".", 1)[1] for n, real in ENGINE_MODULES.items()
+                     if "." in n and n.rsplit(".", 1)[0] == self._name
+                     and importlib.util.find_spec(real) is not None)  # torch.linalg: not yet
         return sorted(names)
 
 
@@ -196,7 +242,7 @@ _proxies: dict[str, ModuleProxy] = {}
 def proxy_of(module, node, refusal: str) -> ModuleProxy:
     """The proxy standing in for a real module object, or ScriptError(forbidden, ``refusal``) when
     the module is not one of ``ENGINE_MODULES``."""
-    name = _SCRIPT_NAME.get(module.__name__)
+    name = _script_name(module.__name__)
     if name is None:
         raise forbidden(refusal, node)
     return proxy_for(name, node)
@@ -207,7 +253,9 @@ def proxy_for(name: str, node=None) -> ModuleProxy:
     proxy = _proxies.get(name)
     if proxy is not None:
         return proxy
-    real = ENGINE_MODULES[name]
+    real = engine_module(name)
+    if real is None:
+        raise forbidden(f"import of '{name}' is not available", node)
     try:
         module = importlib.import_module(real)
     except ImportError as e:

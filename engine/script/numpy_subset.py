@@ -1,6 +1,7 @@
-"""``import numpy as np`` in a script: arrays, dtypes, creation, seeded random numbers and
-elementwise math. Nothing that reads or writes files (``load``, ``save``, ``fromfile``, ``memmap``,
-``loadtxt``, ``lib``), nothing that runs code from strings, no global print options.
+"""``import numpy as np`` in a script: arrays, dtypes, creation, seeded random numbers (also
+``np.random.default_rng``, ``numpy_rng.py``) and elementwise math. Nothing that reads or writes
+files (``load``, ``save``, ``fromfile``, ``memmap``, ``loadtxt``, ``lib``), nothing that runs code
+from strings, no global print options.
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from .errors import forbidden, limit
 from .guards import arange_length, check_elements, product
 from .limits import Limits
 from .modules import ModuleProxy
+from .numpy_rng import default_rng
 
 _PASS_THROUGH = (
     # dtypes and constants
     "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
-    "pi", "e", "inf", "nan", "newaxis",
+    "pi", "e", "inf", "nan", "newaxis", "finfo", "iinfo",
     # building from data
     "array", "asarray", "zeros_like", "ones_like", "full_like", "empty_like", "copy",
     # elementwise math
@@ -38,16 +40,20 @@ def _sized(fn, limits: Limits, size_of, room=None):
     checked before it runs; a plain function, so ``np.add.outer`` and the like are not reachable.
     The result is screened too (dtype, size, memory: ``ScreeningMixin._screen_array``)."""
     def checked(*args, **kwargs):
-        if "dtype" in kwargs:
-            check_dtype(kwargs["dtype"])
-        n = size_of(args, kwargs)
-        check_elements(n, limits)
-        if room is not None and n is not None and n >= 16384:
-            room(n * _itemsize(kwargs.get("dtype")))  # max_total_bytes, before allocating
+        _check_result(limits, room, size_of(args, kwargs), kwargs.get("dtype", None))
         return fn(*args, **kwargs)
 
     checked.__name__ = getattr(fn, "__name__", "function")
     return checked
+
+
+def _check_result(limits: Limits, room, n, dtype=None) -> None:
+    """Refuse a result of ``n`` elements (None: not known) of ``dtype``: its dtype, the element
+    limit, and the memory budget (``max_total_bytes``) before numpy allocates it."""
+    check_dtype(dtype)
+    check_elements(n, limits)
+    if room is not None and n is not None and n >= 16384:
+        room(n * _itemsize(dtype))
 
 
 def _itemsize(dtype) -> int:
@@ -185,9 +191,8 @@ def _size_kw(args, kwargs, position):
     size = kwargs.get("size", args[position] if len(args) > position else None)
     if size is None:
         return 1
-    if isinstance(size, int) and not isinstance(size, bool):
-        return size
-    return product(size) if isinstance(size, (tuple, list)) else None
+    # size=np.int64(10**10) is as large as 10**10
+    return product(size) if isinstance(size, (tuple, list, np.ndarray)) else product((size,))
 
 
 def _linspace_len(args, kwargs):
@@ -232,13 +237,15 @@ def numpy_module(limits: Limits, seed: int, memory=None) -> ModuleProxy:
     exports["arange"] = sized(np.arange, arange_length)
     exports["linspace"] = sized(np.linspace, _linspace_len)
     exports["eye"] = sized(np.eye, _eye_len)
-    exports["random"] = _random_module(sized, seed)
+    exports["random"] = _random_module(sized, seed, lambda n, dtype: _check_result(
+        limits, room, n, dtype))
     return ModuleProxy("numpy", exports=exports)
 
 
-def _random_module(sized, seed: int) -> ModuleProxy:
+def _random_module(sized, seed: int, check) -> ModuleProxy:
     state = np.random.RandomState(seed % (2**32))
     exports = {
+        "default_rng": default_rng(check, _nested_size, seed),
         "seed": lambda seed=None: state.seed(seed),
         "rand": sized(state.rand, _dims),
         "randn": sized(state.randn, _dims),

@@ -112,20 +112,15 @@ class ScriptFunction:
         # protocol): a runtime error leaves as the script's own exception, so that the caller sees
         # IndexError, StopIteration... as Python would; the interpreter turns it back into the
         # original ScriptError (with its line) when it reaches the script again.
-        # what engine code passes in is handed to the script: screened as any value coming in
         interp = self._interp
-        screen = interp._screen
         try:
-            args = tuple([screen(a) for a in args])
-            if kwargs:
-                kwargs = {k: screen(v) for k, v in kwargs.items()}
-            return interp._invoke(self, args, kwargs)
+            args, kwargs = screened_arguments(interp._screen, args, kwargs)
+            return interp._invoke(self, tuple(args), kwargs)
         except ScriptError as err:
-            cause = err.__cause__
-            if err.kind != "runtime" or not isinstance(cause, Exception):
+            exc = script_exception(err)
+            if exc is err:
                 raise
-            cause._gs_script_error = err
-            raise cause from None
+            raise exc from None
 
     def __get__(self, obj, cls=None):
         return self if obj is None else MethodType(self, obj)
@@ -143,6 +138,27 @@ class ScriptFunction:
 
     def __deepcopy__(self, memo):
         return self
+
+
+def screened_arguments(screen, args, kwargs) -> tuple[list, dict]:
+    """What engine or C code passes to the script's code is handed to the script: screened as any
+    value coming in."""
+    args = [screen(a) for a in args]
+    if kwargs:
+        kwargs = {k: screen(v) for k, v in kwargs.items()}
+    return args, kwargs
+
+
+def script_exception(err: ScriptError) -> BaseException:
+    """What engine or C code that called the script's code sees of ``err``: a runtime error as the
+    script's own exception (IndexError, StopIteration...), which remembers ``err`` so that the
+    interpreter restores it (with its line) when it reaches the script again; anything else (a
+    limit, a stop) as it is."""
+    cause = err.__cause__
+    if err.kind != "runtime" or not isinstance(cause, Exception):
+        return err
+    cause._gs_script_error = err
+    return cause
 
 
 class SuperProxy:

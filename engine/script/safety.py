@@ -1,7 +1,8 @@
 """What a script may touch: attribute policies per kind of object, and screening of values.
 
-Two rules carry most of the weight: no name starting with ``_`` is ever read or written (that closes
-every dunder walk), and every value coming back from outside the interpreter passes ``screen``,
+Two rules carry most of the weight: no name starting with ``_`` is ever written, and only a named
+few are read, each on the objects where it is safe (``READABLE_UNDERSCORE_ATTRS``; that closes every
+dunder walk), and every value coming back from outside the interpreter passes ``screen``,
 which refuses modules, frames, code and interpreter objects, and hides real generators behind a
 wrapper without attributes. The rest are allow-lists for the few kinds of objects whose public
 attributes reach files or raw memory (numpy arrays: ``tofile``, ``ctypes``) or shared engine state
@@ -40,12 +41,42 @@ CLASS_DUNDERS = frozenset({
 # Reading these names is allowed although they start with an underscore.
 READABLE_DUNDER_NAMES = frozenset({"__name__"})
 
-# Reading these attributes is allowed although they start with an underscore (a string).
-READABLE_DUNDER_ATTRS = frozenset({"__name__"})
+# Underscore attributes a script may read (never assign or delete); ``underscore.py`` checks each
+# on the object when it runs. Text: these, when they are a string (``__doc__`` also None).
+READABLE_DUNDER_ATTRS = frozenset({"__name__", "__qualname__", "__doc__", "__module__"})
+
+# ``x.__class__``: what ``type(x)`` gives, screened as it is.
+CLASS_ATTR = "__class__"
+
+# The stores of an nn.Module (d2l's MySequential fills ``self._modules``), on Module instances.
+MODULE_STORE_ATTRS = frozenset({"_modules", "_parameters", "_buffers"})
+
+# ``t._version`` of a tensor (an int, as PyTorch's); ``grad_fn._saved_self`` & co. of a node.
+TENSOR_VERSION_ATTR = "_version"
+NODE_SAVED_PREFIX = "_saved_"
+
+# The data model's methods a script may read (``ds.__getitem__(0)``, ``t.__add__(u)``): what a
+# script class may define, less ``__init__`` (its own rule), ``__post_init__`` and two whose
+# builtin forms do unbounded work outside the measured paths (``(1).__format__('>9999999999')``,
+# ``(10).__round__(-10**8)``). The object's attribute rule and the screening then apply as to a
+# public attribute: a builtin's slot wrapper (``[].__mul__``) is refused by the screening.
+DATA_MODEL_METHODS = CLASS_DUNDERS - {"__init__", "__post_init__", "__format__", "__round__"}
 
 # The public API of a namedtuple (of the script's collections.namedtuple classes only), although
 # it starts with an underscore.
 NAMEDTUPLE_ATTRS = frozenset({"_fields", "_field_defaults", "_asdict", "_replace", "_make"})
+
+# Every underscore attribute the checker lets through to the run-time checks (``__init__``: of
+# ``super()``, the script's classes and nn.Module classes only).
+READABLE_UNDERSCORE_ATTRS = (READABLE_DUNDER_ATTRS | MODULE_STORE_ATTRS | DATA_MODEL_METHODS
+                             | NAMEDTUPLE_ATTRS | {CLASS_ATTR, TENSOR_VERSION_ATTR, "__init__"})
+
+
+def may_read_underscore(name: str) -> bool:
+    """Whether the checker lets ``obj.<name>`` (a name starting with ``_``) through to the run:
+    the names above, and every single-underscore name (``self._init_weights``: the script's own
+    names are allowed on the script's own objects only, which the run decides)."""
+    return name in READABLE_UNDERSCORE_ATTRS or not name.startswith("__")
 
 
 def is_namedtuple_class(t) -> bool:
@@ -149,6 +180,7 @@ SCRIPT_FACING = {
     "engine.script.objects": ("ScriptFunction", "SuperProxy", "SafeIterator", "Builtin"),
     "engine.script.modules": ("ModuleProxy",),
     "engine.script.generators": ("ScriptGenerator",),
+    "engine.script.numpy_rng": ("Generator",),
     "engine.script.stdlib.random_": ("ScriptRandom",),
     "engine.script.stdlib.functools_": ("Partial", "LruCache"),
 }

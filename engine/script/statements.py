@@ -11,9 +11,10 @@ import dataclasses
 
 import greenlet
 
+from .dispatch import handler_table
 from .errors import ScriptError, forbidden
 from .generators import GeneratorGreenlet
-from .modules import ENGINE_MODULES, STDLIB_MODULES, proxy_for
+from .modules import ENGINE_MODULES, STDLIB_MODULES, engine_module, proxy_for
 from .objects import ScriptFunction
 from .pause import Pause
 from .safety import CLASS_DUNDERS, is_engine_type
@@ -55,11 +56,7 @@ class StatementsMixin:
         statement (``_main`` puts it in the instance's ``_exec_body``)."""
         handlers = self._ex
         for stmt in body:
-            act.stmt = stmt
-            count = self._count + 1
-            self._count = count
-            if count > self._check_at:
-                self._statement_hook(stmt, act)
+            self._start_statement(stmt, act)
             child = self._child
             current = _getcurrent()
             if child is not None and (current is child or (
@@ -70,15 +67,28 @@ class StatementsMixin:
                 if self._stop_requested:
                     raise ScriptError("stopped", "the script was stopped", stmt.lineno,
                                       stmt.col_offset)
-            try:
-                signal = handlers[stmt.__class__](self, stmt, act)
-            except ScriptError as e:
-                raise e.at(stmt)
-            except Exception as e:
-                raise self._runtime(e, stmt) from e
+            signal = self._run_statement(handlers[stmt.__class__], stmt, act)
             if signal is not None:
                 return signal
         return None
+
+    def _start_statement(self, stmt, act):
+        """What starts each statement of a stepped run (``_exec_body`` inlines it): it becomes
+        the frame's current one, and counts (the hook's checks once past ``_check_at``)."""
+        act.stmt = stmt
+        self._count += 1
+        if self._count > self._check_at:
+            self._statement_hook(stmt, act)
+
+    def _run_statement(self, handler, stmt, act):
+        """One statement of a stepped run, its errors placed at it (``_exec_body`` inlines
+        this: it runs every statement of a plain run)."""
+        try:
+            return handler(self, stmt, act)
+        except ScriptError as e:
+            raise e.at(stmt)
+        except Exception as e:
+            raise self._runtime(e, stmt) from e
 
     # -- simple statements -------------------------------------------------------------------------
     def _ex_expr(self, stmt, act):
@@ -378,6 +388,10 @@ class StatementsMixin:
         namespace = {} if meta is type else meta.__prepare__(stmt.name, bases)
         namespace["__module__"] = "__main__"
         namespace["__qualname__"] = stmt.name
+        doc = ast.get_docstring(stmt)
+        if doc is not None:  # as Python's class statement, which the text check leaves alone
+            namespace["__doc__"] = doc
+        prepared = set(namespace)  # what the metaclass put there (enum's _generate_next_value_)
         body_act = Activation(stmt.name, namespace, self._closure_of(act), is_class=True)
         self._push(body_act)
         try:
@@ -388,10 +402,14 @@ class StatementsMixin:
             raise SyntaxError(f"'{signal}' outside loop")
         for key in namespace:
             if key.startswith("__") and key not in CLASS_DUNDERS and key not in (
-                    "__module__", "__qualname__", "__annotations__"):
+                    "__module__", "__qualname__", "__annotations__", "__doc__"):
                 raise forbidden(f"defining '{key}' is not available", stmt)
+        # the single-underscore names the body defined are the script's (underscore.py)
+        own = frozenset(k for k in namespace if k[0] == "_" and k[1:2] != "_"
+                        and k not in prepared)
         cls = meta(stmt.name, bases or (object,), namespace)
         self._script_classes.add(cls)
+        self._class_own_names[cls] = own
         for value in namespace.values():
             # methods, also under staticmethod/classmethod/property, learn their class (super())
             fn = value
@@ -447,10 +465,20 @@ class StatementsMixin:
                 except ScriptError as e:
                     if e.kind != "runtime":
                         raise
-                    err = ImportError(
-                        f"cannot import name '{alias.name}' from '{stmt.module}'")
-                    raise self._runtime(err, stmt) from err
+                    value = self._submodule(sub, stmt, ImportError(
+                        f"cannot import name '{alias.name}' from '{stmt.module}'"))
             self._store_name(alias.asname or alias.name, value, act)
+
+    def _submodule(self, name: str, node, err: ImportError):
+        """``from torch.distributions import kl``: a submodule its package does not import
+        itself (modules.ENGINE_PACKAGES), else ``err``."""
+        if engine_module(name) is not None:
+            try:
+                return self._module(name, node)
+            except ScriptError as e:
+                if e.kind != "runtime":
+                    raise
+        raise self._runtime(err, node) from err
 
     def _module(self, name: str, node):
         if name == "numpy":
@@ -461,7 +489,7 @@ class StatementsMixin:
             from .stdlib import stdlib_module
 
             return stdlib_module(name, self)
-        if name not in ENGINE_MODULES:
+        if engine_module(name) is None:
             raise forbidden(f"import of '{name}' is not available", node)
         return proxy_for(name, node)
 
@@ -495,27 +523,4 @@ def _metaclass_of(bases) -> type:
     return meta
 
 
-STATEMENT_HANDLERS = {
-    ast.Expr: StatementsMixin._ex_expr,
-    ast.Assign: StatementsMixin._ex_assign,
-    ast.AnnAssign: StatementsMixin._ex_annassign,
-    ast.AugAssign: StatementsMixin._ex_augassign,
-    ast.Pass: StatementsMixin._ex_pass,
-    ast.Break: StatementsMixin._ex_break,
-    ast.Continue: StatementsMixin._ex_continue,
-    ast.Return: StatementsMixin._ex_return,
-    ast.Global: StatementsMixin._ex_global,
-    ast.Nonlocal: StatementsMixin._ex_nonlocal,
-    ast.Assert: StatementsMixin._ex_assert,
-    ast.Delete: StatementsMixin._ex_delete,
-    ast.Raise: StatementsMixin._ex_raise,
-    ast.If: StatementsMixin._ex_if,
-    ast.For: StatementsMixin._ex_for,
-    ast.While: StatementsMixin._ex_while,
-    ast.With: StatementsMixin._ex_with,
-    ast.Try: StatementsMixin._ex_try,
-    ast.FunctionDef: StatementsMixin._ex_functiondef,
-    ast.ClassDef: StatementsMixin._ex_classdef,
-    ast.Import: StatementsMixin._ex_import,
-    ast.ImportFrom: StatementsMixin._ex_importfrom,
-}
+STATEMENT_HANDLERS = handler_table(StatementsMixin, "_ex_")

@@ -15,9 +15,9 @@ import operator
 
 from .errors import ScriptError, forbidden, limit
 from .limits import Limits
-from .modules import ENGINE_MODULES, STDLIB_MODULES, import_refusal
+from .modules import ENGINE_MODULES, STDLIB_MODULES, engine_module, import_refusal
 from .pause import Frame
-from .safety import CLASS_DUNDERS, NAMEDTUPLE_ATTRS, READABLE_DUNDER_ATTRS, READABLE_DUNDER_NAMES
+from .safety import CLASS_DUNDERS, READABLE_DUNDER_NAMES, may_read_underscore
 
 MAX_AST_DEPTH = 100
 
@@ -183,9 +183,8 @@ class Checker:
             ):
                 raise forbidden(f"the name '{node.id}' is not available", node)
         elif kind is ast.Attribute:
-            if node.attr.startswith("_") and not self._is_super_init(node) and (
-                    node.attr not in READABLE_DUNDER_ATTRS) and (
-                    node.attr not in NAMEDTUPLE_ATTRS):  # checked on the object when it runs
+            if node.attr.startswith("_") and not may_read_underscore(node.attr):
+                # the readable few are checked on the object when the read runs (underscore.py)
                 raise forbidden(
                     f"attribute '{node.attr}' is not available: names starting with '_' are "
                     "internal", node)
@@ -237,19 +236,13 @@ class Checker:
                 raise forbidden(f"the keyword '{node.arg}' is not available", node.value)
 
     @staticmethod
-    def _is_super_init(node: ast.Attribute) -> bool:
-        # super().__init__(...) and the older nn.Module.__init__(self); which objects may be
-        # asked for __init__ is decided when it runs
-        return node.attr == "__init__"
-
-    @staticmethod
     def _check_name(name: str, node) -> None:
         if _is_dunder(name):
             raise forbidden(f"the name '{name}' is not available", node)
 
     @staticmethod
     def _check_import(name: str, node) -> None:
-        if name not in IMPORTABLE:
+        if name not in IMPORTABLE and engine_module(name) is None:
             raise forbidden(import_refusal(name), node)
 
     def _check_function(self, node, parent) -> None:

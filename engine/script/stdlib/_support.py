@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..errors import ScriptError, limit
-from ..objects import SafeIterator
+from ..objects import SafeIterator, screened_arguments, script_exception
 
 
 def tick_n(interp, n: int) -> None:
@@ -62,18 +62,14 @@ def call(interp, fn, *args):
 def call_back(interp, fn, args, kwargs):
     """``fn(*args, **kwargs)`` for engine or C code calling a wrapper: the arguments are screened
     and a runtime error leaves as the script's own exception (as ``ScriptFunction.__call__``)."""
-    screen = interp._screen
-    args = [screen(a) for a in args]
-    if kwargs:
-        kwargs = {k: screen(v) for k, v in kwargs.items()}
+    args, kwargs = screened_arguments(interp._screen, args, kwargs)
     try:
         return interp._call(fn, args, kwargs, interp._current_stmt())
     except ScriptError as err:
-        cause = err.__cause__
-        if err.kind != "runtime" or not isinstance(cause, Exception):
+        exc = script_exception(err)
+        if exc is err:
             raise
-        cause._gs_script_error = err
-        raise cause from None
+        raise exc from None
 
 
 def check_count(n, cap: int, what: str) -> None:

@@ -182,7 +182,7 @@ CONDITION_ATTACKS = {
     "a == b": "limit",
     "-" * 5000 + "x > 0": "limit",  # a very deep expression
     "(" * 300 + "x" + ")" * 300: "syntax",
-    "x.__class__ is int": "forbidden",
+    "x.__class__.__base__ is int": "forbidden",
     "np.zeros((10**5, 10**5)).sum() > 0": "limit",
 }
 

@@ -2,4 +2,4 @@
 import torch.nn as nn
 class A(nn.Module):
     def f(self):
-        return super().__class__
+        return super().__class__.__mro__

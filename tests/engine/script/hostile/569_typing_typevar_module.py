@@ -1,4 +1,4 @@
 # expect: forbidden
 import typing
 T = typing.TypeVar('T')
-x = T.__module__
+x = T.__init__.__globals__

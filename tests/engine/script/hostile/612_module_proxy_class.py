@@ -1,0 +1,3 @@
+# expect: forbidden line 3
+import torch
+p = torch.__class__('torch')

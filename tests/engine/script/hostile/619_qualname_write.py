@@ -1,0 +1,3 @@
+# expect: forbidden line 3
+class A: pass
+A.__qualname__ = 'B'

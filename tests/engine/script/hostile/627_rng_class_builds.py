@@ -1,0 +1,4 @@
+# expect: forbidden line 4
+import numpy as np
+rng = np.random.default_rng(0)
+other = type(rng)(None, None, None)
