@@ -23,6 +23,7 @@ ENGINE_MODULES = {
     "torch.nn.functional": "engine.nn.functional",
     "torch.nn.init": "engine.nn.init",
     "torch.nn.utils": "engine.nn.utils",
+    "torch.nn.utils.rnn": "engine.nn.utils.rnn",
     "torch.optim": "engine.optim",
     "torch.optim.lr_scheduler": "engine.optim.lr_scheduler",
     "torch.autograd": "engine.autograd",
