@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.session import panels_model as pm
+from engine.session.panels_model.training import FIRST_ITERATION, LEGEND_ENTRIES, ranked
 
 from .base import Panel
 from .csv_export import save_csv
@@ -37,6 +38,8 @@ MAX_FRAME_MS = 500  # ... and at worst
 GUI_SHARE = 0.2  # of the time the GUI thread may take while a run goes on
 _PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#e16f24",
             "#6e7781")
+_OTHERS = "#afb8c1"  # the curves past LEGEND_ENTRIES: one grey, one legend entry
+OTHERS = "others"  # the key of their one curve in ``curves``
 
 
 def _plot(title: str, left: str) -> pg.PlotWidget:
@@ -76,6 +79,8 @@ class TrainingPlotsPanel(Panel):
         self.drawn_iterations = 0
         self._drawn = None  # (history, version) last drawn
         self._x_max = 0  # the shown x range's end
+        self._legends: dict[str, tuple] = {}  # plot kind -> the entries its legend shows
+        self._colours: dict[tuple[str, str], str] = {}  # curve -> the colour it is drawn in
         self._last_tick: tuple[float, float] | None = None  # (GUI thread CPU time, wall time)
 
         layout = vbox(self)
@@ -202,8 +207,11 @@ class TrainingPlotsPanel(Panel):
             ratios = history.series(history.update_ratios, self.names)
         self.drawn_iterations = len(loss)
         self._grow_x(len(loss))
-        self._set("loss", self.loss_plot, {"loss": (np.arange(len(loss), dtype=np.float64),
-                                                    loss)})
+        first = float(FIRST_ITERATION)  # iteration 1 is the first backward(), as the status bar
+        self._set("loss", self.loss_plot, {"loss": (np.arange(len(loss), dtype=np.float64)
+                                                    + first, loss)})
+        norms = {name: (xs + first, ys) for name, (xs, ys) in norms.items()}
+        ratios = {name: (xs + first, ys) for name, (xs, ys) in ratios.items()}
         self._set("norm", self.norm_plot, norms)
         self._set("ratio", self.ratio_plot, ratios)
         last = f", loss {loss[-1]:.5g}" if len(loss) and np.isfinite(loss[-1]) else ""
@@ -212,26 +220,56 @@ class TrainingPlotsPanel(Panel):
         return True
 
     def _grow_x(self, n: int) -> None:
-        """Show iterations 0..n: the x range (shared by the three plots) grows by half when full."""
+        """Show iterations 1..n: the x range (shared by the three plots) grows by half when full."""
         if n > self._x_max or n < self._x_max / 4:  # outgrown, or a new, shorter run
             self._x_max = max(10, int(n * 1.5))
-            self.loss_plot.setXRange(0, self._x_max, padding=0.02)
+            self.loss_plot.setXRange(FIRST_ITERATION, self._x_max + FIRST_ITERATION,
+                                     padding=0.02)
 
     def _set(self, kind: str, plot: pg.PlotWidget, series: dict) -> None:
+        """Draw ``series``: the ``LEGEND_ENTRIES`` largest in colours with a legend entry each,
+        the others (``ranked``) as one thin grey curve, cut between parameters by NaNs: a
+        pyqtgraph item per curve cost milliseconds each, a ResNet's 161 a second."""
         item = plot.getPlotItem()
-        for key in [k for k in self.curves if k[0] == kind and k[1] not in series]:
+        top, rest = ranked(series, LEGEND_ENTRIES)
+        wanted = {*top, *([OTHERS] if rest else [])}
+        for key in [k for k in self.curves if k[0] == kind and k[1] not in wanted]:
             item.removeItem(self.curves.pop(key))
-        for i, (name, (xs, ys)) in enumerate(series.items()):
+            self._colours.pop(key, None)
+        shown = {name: series[name] for name in top}
+        if rest:
+            gap = np.array([np.nan])
+            shown[OTHERS] = tuple(np.concatenate([part for name in rest
+                                                  for part in (series[name][j], gap)])
+                                  for j in (0, 1))
+        for name, (xs, ys) in shown.items():
             curve = self.curves.get((kind, name))
             if curve is None:
-                colour = _PALETTE[i % len(_PALETTE)]
-                curve = item.plot(pen=pg.mkPen(colour, width=1), name=name,
-                                  symbol="o" if len(xs) < 50 else None, symbolSize=4,
-                                  symbolBrush=colour, symbolPen=None, connect="finite")
+                # no name: the legend is kept by _legend, a few entries however many curves
+                curve = item.plot(connect="finite", symbolSize=4, symbolPen=None)
                 self.curves[(kind, name)] = curve
-            if len(xs) >= 50:
-                curve.setSymbol(None)
+            colour = _OTHERS if name == OTHERS else _PALETTE[top.index(name) % len(_PALETTE)]
+            if self._colours.get((kind, name)) != colour:
+                self._colours[(kind, name)] = colour
+                curve.setPen(pg.mkPen(colour, width=1))
+                curve.setSymbolBrush(colour)
+                curve.setZValue(0 if name == OTHERS else 1)  # the named curves in front
+            curve.setSymbol("o" if len(xs) < 50 and name != OTHERS else None)
             curve.setData(xs, ys)
+        self._legend(kind, item, top, rest)
+
+    def _legend(self, kind: str, item, top: list, rest: list) -> None:
+        """The legend's entries: the top curves, then one for the rest; rebuilt only when the
+        ranking changed."""
+        entries = (tuple(top), len(rest))
+        if self._legends.get(kind) == entries or item.legend is None:
+            return
+        self._legends[kind] = entries
+        item.legend.clear()
+        for name in top:
+            item.legend.addItem(self.curves[(kind, name)], name)
+        if rest:
+            item.legend.addItem(self.curves[(kind, OTHERS)], f"{len(rest)} others")
 
     def resizeEvent(self, event) -> None:
         # docked along the bottom the panel is wide and low: the plots go side by side

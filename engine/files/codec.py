@@ -255,7 +255,8 @@ def _decode_b64(text, dtype: np.dtype, size: int, path: str) -> np.ndarray:
 def identical(a, b) -> bool:
     """Whether two values are the same, arrays bit for bit (dtype, shape and bytes).
 
-    Works through dicts, lists and tuples; other values compare with ``==``.
+    Works through dicts, lists, tuples and dataclasses (the fields that compare); other values
+    compare with ``==``.
     """
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
@@ -266,5 +267,6 @@ def identical(a, b) -> bool:
         return (type(a) is type(b) and len(a) == len(b)
                 and all(identical(x, y) for x, y in zip(a, b)))
     if hasattr(a, "__dataclass_fields__") and type(a) is type(b):
-        return all(identical(getattr(a, f), getattr(b, f)) for f in a.__dataclass_fields__)
+        return all(identical(getattr(a, name), getattr(b, name))
+                   for name, f in a.__dataclass_fields__.items() if f.compare)
     return type(a) is type(b) and a == b

@@ -15,10 +15,11 @@ import stat
 import tempfile
 from pathlib import Path
 
+from ..gc_policy import collector_paused
 from .errors import GraphFileError
 from .format import GraphFile
 from .limits import DEFAULT_LIMITS, ReadLimits
-from .parse import decode_text, parse_json
+from .parse import ParsedDocument, decode_text, parse_json
 from .processes import process_running
 from .serialize import graph_file_to_json, to_text
 from .validate import graph_file_from_json
@@ -40,11 +41,15 @@ def loads(text: str | bytes, *, limits: ReadLimits = DEFAULT_LIMITS) -> GraphFil
         text = decode_text(bytes(text))
     elif text.startswith("\ufeff"):
         text = text[1:]
-    return graph_file_from_json(parse_json(text, limits), limits)
+    seen = ParsedDocument()
+    # a recording's tables are hundreds of thousands of new objects and no cycles
+    with collector_paused():
+        doc = parse_json(text, limits, seen)
+        return graph_file_from_json(doc, limits, parsed_clean=not seen.duplicates)
 
 
 def dumps(graph_file: GraphFile) -> str:
-    """The JSON text of ``graph_file`` (format version 1, ends with a newline).
+    """The JSON text of ``graph_file`` (ends with a newline; the version: ``FORMAT_VERSION``).
 
     Raises
     ------
@@ -53,9 +58,8 @@ def dumps(graph_file: GraphFile) -> str:
         a state larger than the read limits, or more bytes than a file may have): a file is
         never written that would not load.
     """
-    doc = graph_file_to_json(graph_file)
-    graph_file_from_json(doc)
-    text = to_text(doc)
+    text = to_text(graph_file_to_json(graph_file))
+    loads(text)  # exactly what a reader will check
     size = len(text.encode("utf-8"))
     if size > DEFAULT_LIMITS.max_file_bytes:
         raise GraphFileError(

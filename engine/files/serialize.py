@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 
 from .codec import LIST_ENCODING_MAX, encode_array
-from .format import FORMAT_NAME, FORMAT_VERSION, GraphFile, Recorded, SavedState
+from .columns import recorded_columns_json
+from .format import FORMAT_NAME, FORMAT_VERSION, PLAIN_VERSION, GraphFile, SavedState
 from .lines import line_count
 
 
@@ -42,29 +43,9 @@ def _state_json(state: SavedState, list_max: int = LIST_ENCODING_MAX) -> dict:
 RECORDED_LIST_MAX = 64
 
 
-def _recorded_array(array):
-    return None if array is None else encode_array(array, list_max=RECORDED_LIST_MAX)
-
-
-def _recorded_json(recorded: Recorded) -> dict:
-    nodes = []
-    for n in recorded.nodes:
-        node = {"id": n.id, "kind": n.kind, "label": n.label, "attrs": n.attrs}
-        if n.value is not None:
-            node["value"] = _recorded_array(n.value)
-        if n.grad is not None:
-            node["grad"] = _recorded_array(n.grad)
-        nodes.append(node)
-    doc = {
-        "nodes": nodes,
-        "edges": [{"source": e.source, "target": e.target, "grad": _recorded_array(e.grad)}
-                  for e in recorded.edges],
-        "leaves": list(recorded.leaves),
-    }
-    if recorded.iterations:
-        doc["iterations"] = [_state_json(state, RECORDED_LIST_MAX)
-                             for state in recorded.iterations]
-    return doc
+def _recorded_json(recorded) -> dict:
+    return recorded_columns_json(recorded, RECORDED_LIST_MAX,
+                                 lambda state: _state_json(state, RECORDED_LIST_MAX))
 
 
 def _lines_in_script(items, n_lines: int):
@@ -81,7 +62,8 @@ def _lines_in_script(items, n_lines: int):
 
 
 def graph_file_to_json(gf: GraphFile) -> dict:
-    """The JSON document (plain dicts and lists) for ``gf``, always in the current version.
+    """The JSON document (plain dicts and lists) for ``gf``: version 2 with a recorded graph,
+    else version 1 (``format.FORMAT_VERSION``).
 
     Breakpoints and notes on lines the script no longer has are left out (see
     ``_lines_in_script``).
@@ -92,7 +74,7 @@ def graph_file_to_json(gf: GraphFile) -> dict:
     notes = dict(_lines_in_script(sorted(gf.notes.items()), n_lines))
     doc = {
         "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
+        "version": PLAIN_VERSION if gf.recorded is None else FORMAT_VERSION,
         "title": gf.title,
         "description": gf.description,
         "script": gf.script,
@@ -157,13 +139,29 @@ def _emit(value, indent: str, out: list) -> None:
             _emit(v, inner, out)
             out.append(",\n" if i < len(value) - 1 else "\n")
         out.append(indent + "]")
+    elif value is _RAW:
+        out.append(_RAW_TEXT)
     else:
         out.append(_one_line(value))
 
 
 def to_text(doc) -> str:
-    """JSON text for a document: indented objects, one-line flat lists, a final newline."""
+    """JSON text for a document: indented objects, one-line flat lists, a final newline.
+
+    A recorded graph is written on one line without spaces: it is megabytes of tables nobody
+    diffs by eye, and indenting it made a 100,000-node recording a third larger.
+    """
     out: list[str] = []
-    _emit(doc, "", out)
+    if isinstance(doc, dict) and "recorded" in doc:
+        recorded = json.dumps(doc["recorded"], ensure_ascii=False, allow_nan=False,
+                              separators=(",", ":"))
+        _emit({**doc, "recorded": _RAW}, "", out)
+        out[out.index(_RAW_TEXT)] = recorded
+    else:
+        _emit(doc, "", out)
     out.append("\n")
     return "".join(out)
+
+
+_RAW = object()  # stands for the one-line recorded graph while the rest is laid out
+_RAW_TEXT = "\x00recorded"

@@ -9,28 +9,15 @@ resources/gstep.schema.json is tested against them).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
 from ..script.limits import Limits
+from . import format as fmt
 from .codec import decode_array, describe
+from .columns import ColumnReader
 from .errors import GraphFileError
-from .format import (
-    FORMAT_NAME,
-    FORMAT_VERSION,
-    LIMIT_NAMES,
-    Breakpoint,
-    DataBreakpoints,
-    GraphFile,
-    Recorded,
-    RecordedEdge,
-    RecordedNode,
-    SavedOptimizer,
-    SavedState,
-    SavedTensor,
-    Settings,
-    ViewState,
-)
 from .limits import DEFAULT_LIMITS, ReadLimits
 from .lines import line_count
 from .parse import NonStandardNumber
@@ -67,9 +54,14 @@ def child(path: str, key) -> str:
 class _Reader:
     """Checks one document; keeps the running element count against the limits."""
 
-    def __init__(self, limits: ReadLimits) -> None:
+    node_kinds = NODE_KINDS
+    child = staticmethod(child)
+
+    def __init__(self, limits: ReadLimits, parsed_clean: bool = False) -> None:
         self.limits = limits
         self.elements = 0
+        # the document came from parse_json: nesting within max_depth, no key twice anywhere
+        self.parsed_clean = parsed_clean
 
     # -- primitive checks ---------------------------------------------------------------------
     def obj(self, value, path: str, fields: tuple | None = None, required: tuple = ()) -> dict:
@@ -169,8 +161,21 @@ class _Reader:
             raise GraphFileError(f"{value} is not a finite number", field=path)
         return value
 
+    def plain_values(self, values: list, path: str) -> list:
+        """``plain`` for a list of many values (a column of a recorded table), in one pass of
+        the C encoder when the text was parsed here (depth already checked, no duplicate keys
+        anywhere): it refuses exactly the non-finite numbers, the NaN markers and the unpaired
+        surrogates ``plain`` refuses. Else, or when it refuses, ``plain`` finds the row."""
+        if self.parsed_clean:
+            try:
+                json.dumps(values, allow_nan=False, ensure_ascii=False).encode("utf-8")
+                return values
+            except (TypeError, ValueError, UnicodeEncodeError, RecursionError):
+                pass
+        return [self.plain(v, child(path, i), 1) for i, v in enumerate(values)]
+
     # -- the document -------------------------------------------------------------------------
-    def graph_file(self, doc) -> GraphFile:
+    def graph_file(self, doc) -> fmt.GraphFile:
         if not isinstance(doc, dict):
             raise GraphFileError(f"expected a gradstep file (a JSON object), got {describe(doc)}",
                                  field="top level")
@@ -178,15 +183,15 @@ class _Reader:
         if "format" not in doc:
             raise GraphFileError('missing required field; a gradstep file starts with '
                                  '"format": "gradstep"', field="format")
-        if doc["format"] != FORMAT_NAME:
-            raise GraphFileError(f'expected "{FORMAT_NAME}", got {describe(doc["format"])}: this '
-                                 "is not a gradstep file", field="format")
+        if doc["format"] != fmt.FORMAT_NAME:
+            raise GraphFileError(f'expected "{fmt.FORMAT_NAME}", got {describe(doc["format"])}: '
+                                 "this is not a gradstep file", field="format")
         if "version" not in doc:
             raise GraphFileError("missing required field", field="version")
         version = self.int(doc["version"], "version")
-        if version > FORMAT_VERSION:
+        if version > fmt.FORMAT_VERSION:
             raise GraphFileError(f"this file was written by a newer gradstep (format version "
-                                 f"{version}); this version reads up to {FORMAT_VERSION}",
+                                 f"{version}); this version reads up to {fmt.FORMAT_VERSION}",
                                  field="version")
         if version < 1:
             raise GraphFileError(f"unknown format version {version}", field="version")
@@ -197,7 +202,7 @@ class _Reader:
             raise GraphFileError(f"the script has {len(script)} characters; the limit is "
                                  f"{self.limits.max_script_chars}", field="script")
         n_lines = line_count(script)
-        gf = GraphFile(
+        gf = fmt.GraphFile(
             script=script,
             title=self.str(doc.get("title", ""), "title"),
             description=self.str(doc.get("description", ""), "description"),
@@ -211,7 +216,8 @@ class _Reader:
         if doc.get("state") is not None:
             gf.state = self.state(doc["state"])
         if doc.get("recorded") is not None:
-            gf.recorded = self.recorded(doc["recorded"])
+            gf.recorded = (self.recorded(doc["recorded"]) if version == 1
+                           else ColumnReader(self).recorded(doc["recorded"]))
         gf.metadata = self.plain(self.obj(doc.get("metadata", {}), "metadata"), "metadata")
         return gf
 
@@ -222,7 +228,7 @@ class _Reader:
                                  field=path)
         return line
 
-    def breakpoints(self, value, n_lines: int) -> list[Breakpoint]:
+    def breakpoints(self, value, n_lines: int) -> list[fmt.Breakpoint]:
         out, first_at = [], {}
         for i, item in enumerate(self.list(value, "breakpoints")):
             path = f"breakpoints[{i}]"
@@ -236,10 +242,10 @@ class _Reader:
             if condition is not None:
                 condition = self.str(condition, f"{path}.condition", nonempty=True)
             enabled = self.bool(item.get("enabled", True), f"{path}.enabled")
-            out.append(Breakpoint(line, condition, enabled))
+            out.append(fmt.Breakpoint(line, condition, enabled))
         return out
 
-    def data_breakpoints(self, value) -> DataBreakpoints:
+    def data_breakpoints(self, value) -> fmt.DataBreakpoints:
         path = "data_breakpoints"
         self.obj(value, path, DATA_BREAKPOINT_FIELDS)
         flags = {k: self.bool(value.get(k, False), child(path, k))
@@ -247,21 +253,21 @@ class _Reader:
         norm = value.get("grad_norm")
         if norm is not None:
             norm = self.number(norm, f"{path}.grad_norm", positive=True)
-        return DataBreakpoints(grad_norm=norm, **flags)
+        return fmt.DataBreakpoints(grad_norm=norm, **flags)
 
-    def settings(self, value) -> Settings:
+    def settings(self, value) -> fmt.Settings:
         self.obj(value, "settings", SETTINGS_FIELDS)
         seed = self.int(value.get("seed", 0), "settings.seed", minimum=0)
         if seed >= 2**64:
             raise GraphFileError("expected a seed below 2**64", field="settings.seed")
-        limits = self.obj(value.get("limits", {}), "settings.limits", LIMIT_NAMES)
+        limits = self.obj(value.get("limits", {}), "settings.limits", fmt.LIMIT_NAMES)
         # A file may only lower the app's limits: a file from anyone must not let its script
         # run longer or allocate more than any script may.
-        return Settings(seed, {k: self.int(v, f"settings.limits.{k}", minimum=1,
+        return fmt.Settings(seed, {k: self.int(v, f"settings.limits.{k}", minimum=1,
                                            maximum=getattr(APP_LIMITS, k))
                                for k, v in limits.items()})
 
-    def view(self, value) -> ViewState:
+    def view(self, value) -> fmt.ViewState:
         self.obj(value, "view", VIEW_FIELDS)
         positions = self.obj(value.get("positions", {}), "view.positions")
         folded = self.list(value.get("folded", []), "view.folded")
@@ -271,7 +277,7 @@ class _Reader:
             raise GraphFileError(f"group {describe(groups[i])} is listed twice",
                                  field=f"view.folded[{i}]")
         center = value.get("center")
-        return ViewState(
+        return fmt.ViewState(
             positions={k: self.point(p, child("view.positions", k)) for k, p in positions.items()},
             folded=groups,
             zoom=self.number(value.get("zoom", 1.0), "view.zoom", positive=True),
@@ -288,7 +294,7 @@ class _Reader:
             out[self.script_line(int(key), path, n_lines)] = self.str(text, path)
         return out
 
-    def state(self, value, path: str = "state") -> SavedState:
+    def state(self, value, path: str = "state") -> fmt.SavedState:
         self.obj(value, path, STATE_FIELDS, ("tensors",))
         tensors = {}
         for name, item in self.obj(value["tensors"], f"{path}.tensors").items():
@@ -298,14 +304,18 @@ class _Reader:
             name: self.optimizer(item, child(f"{path}.optimizers", name), tensors)
             for name, item in self.obj(value.get("optimizers", {}), f"{path}.optimizers").items()
         }
-        return SavedState(self.int(value.get("iteration", 0), f"{path}.iteration", minimum=0),
-                          tensors, optimizers)
+        return fmt.SavedState(self.int(value.get("iteration", 0), f"{path}.iteration",
+                                       minimum=0), tensors, optimizers)
 
-    def tensor(self, value, path: str) -> SavedTensor:
+    def tensor(self, value, path: str) -> fmt.SavedTensor:
         self.obj(value, path, TENSOR_FIELDS, ("value",))
         array = self.array(value["value"], f"{path}.value")
         grad = self.optional_array(value.get("grad"), f"{path}.grad")
         requires_grad = self.bool(value.get("requires_grad", False), f"{path}.requires_grad")
+        return self.checked_tensor(array, grad, requires_grad, path)
+
+    def checked_tensor(self, array, grad, requires_grad: bool, path: str) -> fmt.SavedTensor:
+        """A SavedTensor once its flag and grad agree with its value."""
         if requires_grad and array.dtype.kind != "f":
             raise GraphFileError(f"only floating point tensors can require gradients (dtype "
                                  f"{array.dtype.name})", field=f"{path}.requires_grad")
@@ -313,9 +323,9 @@ class _Reader:
             raise GraphFileError(f"a {grad.dtype.name} grad of shape {list(grad.shape)} for a "
                                  f"{array.dtype.name} value of shape {list(array.shape)}",
                                  field=f"{path}.grad")
-        return SavedTensor(array, grad, requires_grad)
+        return fmt.SavedTensor(array, grad, requires_grad)
 
-    def optimizer(self, value, path: str, tensors: dict) -> SavedOptimizer:
+    def optimizer(self, value, path: str, tensors: dict) -> fmt.SavedOptimizer:
         self.obj(value, path, OPTIMIZER_FIELDS, ("type",))
 
         def tensor_name(name, where: str) -> str:
@@ -341,10 +351,10 @@ class _Reader:
                            else self.number(v, child(epath, k)) if isinstance(v, float)
                            else self.int(v, child(epath, k))
                            for k, v in self.obj(entry, epath).items()}
-        return SavedOptimizer(self.str(value["type"], f"{path}.type", nonempty=True), groups,
+        return fmt.SavedOptimizer(self.str(value["type"], f"{path}.type", nonempty=True), groups,
                               state)
 
-    def recorded(self, value) -> Recorded:
+    def recorded(self, value) -> fmt.Recorded:
         self.obj(value, "recorded", RECORDED_FIELDS, ("nodes", "edges"))
         nodes, kinds = [], {}
         for i, item in enumerate(self.list(value["nodes"], "recorded.nodes")):
@@ -359,7 +369,7 @@ class _Reader:
                 raise GraphFileError(f"expected one of {', '.join(NODE_KINDS)}, got "
                                      f"{describe(kind)}", field=f"{path}.kind")
             kinds[node_id] = kind
-            nodes.append(RecordedNode(
+            nodes.append(fmt.RecordedNode(
                 node_id, kind, self.str(item.get("label", ""), f"{path}.label"),
                 self.plain(self.obj(item.get("attrs", {}), f"{path}.attrs"), f"{path}.attrs"),
                 self.optional_array(item.get("value"), f"{path}.value"),
@@ -372,7 +382,7 @@ class _Reader:
             for k, end in zip(("source", "target"), ends):
                 if end not in kinds:
                     raise GraphFileError(f"no node with id {describe(end)}", field=f"{path}.{k}")
-            edges.append(RecordedEdge(*ends, self.optional_array(item.get("grad"),
+            edges.append(fmt.RecordedEdge(*ends, self.optional_array(item.get("grad"),
                                                                  f"{path}.grad")))
         leaves = []
         for i, leaf in enumerate(self.list(value.get("leaves", []), "recorded.leaves")):
@@ -383,10 +393,11 @@ class _Reader:
             leaves.append(leaf)
         iterations = [self.state(item, f"recorded.iterations[{i}]") for i, item in
                       enumerate(self.list(value.get("iterations", []), "recorded.iterations"))]
-        return Recorded(nodes, edges, leaves, iterations)
+        return fmt.Recorded(nodes, edges, leaves, iterations)
 
 
-def graph_file_from_json(doc, limits: ReadLimits = DEFAULT_LIMITS) -> GraphFile:
+def graph_file_from_json(doc, limits: ReadLimits = DEFAULT_LIMITS, *,
+                         parsed_clean: bool = False) -> fmt.GraphFile:
     """Check a parsed JSON document and build the GraphFile it describes.
 
     Raises
@@ -394,4 +405,4 @@ def graph_file_from_json(doc, limits: ReadLimits = DEFAULT_LIMITS) -> GraphFile:
     GraphFileError
         At the first problem, naming the field's path.
     """
-    return _Reader(limits).graph_file(doc)
+    return _Reader(limits, parsed_clean).graph_file(doc)

@@ -8,6 +8,7 @@ Coordinates are scene units with y growing downwards: inputs at the top, the los
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import networkx as nx
@@ -97,13 +98,60 @@ def layout(graph: nx.DiGraph, previous: Layout | None = None) -> Layout:
         signature = structure_signature(graph)
         if previous is not None and previous.signature == signature:
             return previous
-        return _layout(graph, signature)
+        inputs = _Inputs(graph, signature)
+        if len(inputs.ids) > LAZY_NODES and any(inputs.groups):
+            return _LazyLayout(inputs)
+        return _layout(inputs)
 
 
-def _layout(graph: nx.DiGraph, signature: tuple) -> Layout:
-    ids = list(graph.nodes)
+LAZY_NODES = 2000
+"""A graph with module groups and more nodes than this gets a layout computed when first read:
+the window draws such a graph with its groups folded (the folded graph's own layout) and unfolds
+them on demand, so the whole graph's layout, seconds for 100,000 nodes, is often never needed."""
+
+
+class _Inputs:
+    """What a layout reads from a graph, taken when ``layout()`` is called (the graph may
+    change after): ids in order, edges (without self-loops) and each node's group."""
+
+    def __init__(self, graph: nx.DiGraph, signature: tuple) -> None:
+        self.signature = signature
+        self.ids = signature[0]
+        self.edges = [(u, v) for u, nbrs in graph.adjacency() for v in nbrs if u != v]
+        self.groups = [group for _, group in graph.nodes(data="group")]
+
+
+class _LazyLayout(Layout):
+    """A Layout whose fields are computed on first access (see ``LAZY_NODES``)."""
+
+    def __init__(self, inputs: _Inputs | None = None, **fields) -> None:
+        if inputs is None:  # dataclasses.replace() builds a copy from every field, read
+            Layout.__init__(self, **fields)
+            return
+        self._inputs = inputs
+        self.signature = inputs.signature
+
+    def __getattr__(self, name: str):
+        # only called for attributes not set yet: the layout's fields
+        if name.startswith("__") or name == "_inputs":
+            raise AttributeError(name)
+        with _LAZY_LOCK:  # made once, whichever thread reads first (the others wait)
+            inputs = self.__dict__.pop("_inputs", None)
+            if inputs is not None:
+                with collector_paused():
+                    self.__dict__.update(_layout(inputs).__dict__)
+        try:
+            return self.__dict__[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+_LAZY_LOCK = threading.RLock()
+
+
+def _layout(inputs: _Inputs) -> Layout:
+    ids, edge_list = list(inputs.ids), inputs.edges
     index = {node_id: i for i, node_id in enumerate(ids)}
-    edge_list = [(u, v) for u, nbrs in graph.adjacency() for v in nbrs if u != v]
     src = np.fromiter((index[u] for u, _ in edge_list), dtype=np.int64, count=len(edge_list))
     dst = np.fromiter((index[v] for _, v in edge_list), dtype=np.int64, count=len(edge_list))
     n = len(ids)
@@ -118,7 +166,7 @@ def _layout(graph: nx.DiGraph, signature: tuple) -> Layout:
     ordering = Ordering(proper.layer, proper.seg_src, proper.seg_dst,
                         _start_key(proper, np.arange(n, dtype=np.float64)))
     ordering.reduce()
-    ordering.gather(_clusters(graph, proper.n))
+    ordering.gather(_clusters(inputs.groups, proper.n))
 
     box_width = np.full(proper.n, DUMMY_WIDTH)
     box_width[:n] = NODE_WIDTH
@@ -137,9 +185,9 @@ def _layout(graph: nx.DiGraph, signature: tuple) -> Layout:
         crossings=ordering.crossings,
         initial_crossings=ordering.initial_crossings,
         edges=_polylines(edge_list, reversed_edges, proper, x, y),
-        groups=_group_boxes(graph, positions),
+        groups=_boxes(ids, inputs.groups, x[:n], y[:n]),
         size=_size(x, y, box_width),
-        signature=signature,
+        signature=inputs.signature,
     )
 
 
@@ -168,11 +216,11 @@ def _start_key(proper: ProperGraph, real_key: np.ndarray) -> np.ndarray:
     return key
 
 
-def _clusters(graph: nx.DiGraph, n_total: int) -> np.ndarray:
+def _clusters(groups: list, n_total: int) -> np.ndarray:
     """A cluster number per node (dummies included) from its module group; -1 for none."""
     numbers: dict = {}
     cluster = np.full(n_total, -1, dtype=np.int64)
-    for i, (_, group) in enumerate(graph.nodes(data="group")):
+    for i, group in enumerate(groups):
         if group:
             cluster[i] = numbers.setdefault(group, len(numbers))
     return cluster
@@ -208,22 +256,35 @@ def _polylines(edge_list, reversed_edges, proper: ProperGraph, x, y) -> dict:
 
 
 def _group_boxes(graph: nx.DiGraph, positions: dict) -> dict:
-    boxes: dict[str, list] = {}
-    half_w, half_h = NODE_WIDTH / 2, NODE_HEIGHT / 2
+    """The group boxes of ``graph``'s nodes at ``positions`` (as ``Layout.groups``)."""
+    ids, groups = [], []
     for node_id, group in graph.nodes(data="group"):
-        if not group:
-            continue
-        x, y = positions[node_id]
+        if node_id in positions:
+            ids.append(node_id)
+            groups.append(group)
+    xy = np.array([positions[node_id] for node_id in ids], dtype=np.float64).reshape(-1, 2)
+    return _boxes(ids, groups, xy[:, 0], xy[:, 1])
+
+
+def _boxes(ids: list, groups: list, x: np.ndarray, y: np.ndarray) -> dict:
+    """Each group's box around its nodes' boxes, a group counting its subgroups' nodes; with
+    numpy per group name, not a Python step per node and enclosing group."""
+    members: dict[str, list] = {}
+    for i, group in enumerate(groups):
+        if group:
+            members.setdefault(group, []).append(i)
+    rows: dict[str, list] = {}
+    for group, found in members.items():
         for name in _enclosing(group):
-            box = boxes.get(name)
-            if box is None:
-                boxes[name] = [x - half_w, y - half_h, x + half_w, y + half_h]
-            else:
-                box[0] = min(box[0], x - half_w)
-                box[1] = min(box[1], y - half_h)
-                box[2] = max(box[2], x + half_w)
-                box[3] = max(box[3], y + half_h)
-    return {name: tuple(box) for name, box in sorted(boxes.items())}
+            rows.setdefault(name, []).append(found)
+    half_w, half_h = NODE_WIDTH / 2, NODE_HEIGHT / 2
+    boxes = {}
+    for name in sorted(rows):
+        at = np.concatenate(rows[name]) if len(rows[name]) > 1 else np.asarray(rows[name][0])
+        gx, gy = x[at], y[at]
+        boxes[name] = (float(gx.min() - half_w), float(gy.min() - half_h),
+                       float(gx.max() + half_w), float(gy.max() + half_h))
+    return boxes
 
 
 def _enclosing(group: str) -> list[str]:

@@ -17,9 +17,7 @@ import numpy as np
 
 from ..files import GraphFile, Recorded, load
 from ..files.codec import decode_array
-
-_TENSOR_KEYS = ("name", "is_leaf", "requires_grad", "retains_grad", "group", "output_nr",
-                "version")
+from ..gc_policy import collector_paused
 
 
 def recorded_graph(source, iteration: int = -1) -> nx.DiGraph:
@@ -46,16 +44,13 @@ def recorded_graph(source, iteration: int = -1) -> nx.DiGraph:
         When the file holds no recorded graph, or ``iteration`` is out of range.
     """
     recorded = _recorded_of(source)
-    graph = nx.DiGraph(recorded=True)
-    executed = 0
-    for node in recorded.nodes:
-        attrs = _node_attrs(node)
-        if attrs.get("executed"):
-            executed += 1
-        graph.add_node(node.id, **attrs)
-    for (source_id, target_id), edge in _merged_edges(recorded, graph).items():
-        graph.add_edge(source_id, target_id, **edge)
-    graph.graph["backward_steps"] = executed
+    with collector_paused():
+        graph = nx.DiGraph(recorded=True)
+        nodes = recorded.nodes
+        attrs = list(map(_node_attrs, nodes))
+        ids = [node.id for node in nodes]
+        _assemble(graph, ids, attrs, _merged_edges(recorded, dict(zip(ids, attrs))))
+    graph.graph["backward_steps"] = sum(1 for a in attrs if a.get("executed"))
     graph.graph["iterations"] = len(recorded.iterations)
     graph.graph["iteration"] = None
     if recorded.iterations:
@@ -64,6 +59,20 @@ def recorded_graph(source, iteration: int = -1) -> nx.DiGraph:
         if index != len(recorded.iterations) - 1:
             _show_iteration(graph, recorded.iterations[index])
     return graph
+
+
+def _assemble(graph: nx.DiGraph, ids: list, attrs: list, edges: dict) -> None:
+    """Fill an empty DiGraph with nodes and merged edges, writing its dicts directly:
+    ``add_nodes_from`` and ``add_edges_from`` copy every attribute dict and check every node
+    again, a second per 100,000 nodes; the dicts here are new and the ids unique."""
+    graph._node.update(zip(ids, attrs))
+    graph._adj.update((node_id, {}) for node_id in ids)
+    graph._pred.update((node_id, {}) for node_id in ids)
+    succ, pred = graph._adj, graph._pred
+    for (u, v), edge in edges.items():
+        succ[u][v] = edge
+        pred[v][u] = edge
+    nx._clear_cache(graph)
 
 
 def _recorded_of(source) -> Recorded:
@@ -83,74 +92,90 @@ def _iteration_index(iteration: int, count: int) -> int:
     return index
 
 
+def _pair(nf):
+    return None if nf is None else (nf[0], nf[1])
+
+
 def _node_attrs(node) -> dict:
     a = node.attrs
-    if node.kind == "tensor":
-        out = {key: a.get(key) for key in _TENSOR_KEYS}
-        out.update(
-            kind="tensor", label=node.label, aliases=list(a.get("aliases", [])),
-            shape=tuple(a.get("shape", ())), dtype=a.get("dtype"), value=node.value,
-            grad=node.grad,
-        )
-        for key in ("value_stats", "grad_stats"):
-            if key in a:
-                out[key] = a[key]
+    get = a.get
+    kind, label = node.kind, node.label
+    if kind == "tensor":
+        out = {
+            "name": get("name"), "is_leaf": get("is_leaf"), "requires_grad": get("requires_grad"),
+            "retains_grad": get("retains_grad"), "group": get("group"),
+            "output_nr": get("output_nr"), "version": get("version"), "kind": "tensor",
+            "label": label, "aliases": list(get("aliases", ())), "shape": tuple(get("shape", ())),
+            "dtype": get("dtype"), "value": node.value, "grad": node.grad,
+        }
+        if "value_stats" in a:
+            out["value_stats"] = a["value_stats"]
+        if "grad_stats" in a:
+            out["grad_stats"] = a["grad_stats"]
         return out
-    index = a.get("executed_index")
-    out = {
-        "kind": node.kind, "label": node.label, "node_name": a.get("node_name", node.label),
-        "executed": index is not None, "executed_index": index, "group": a.get("group"),
-        "type": a.get("type"),
+    index = get("executed_index")
+    if kind == "accumulate":
+        return {
+            "kind": kind, "label": label, "node_name": get("node_name", label),
+            "executed": index is not None, "executed_index": index, "group": get("group"),
+            "type": get("type"), "grads_incomplete": bool(get("grads_incomplete", False)),
+            "sequence_nr": None, "saved": {}, "freed": False, "variable": get("variable"),
+        }
+    saved, values, args = get("saved"), get("saved_values"), get("saved_args")
+    return {
+        "kind": kind, "label": label, "node_name": get("node_name", label),
+        "executed": index is not None, "executed_index": index, "group": get("group"),
+        "type": get("type"),
         # Some part of the gradient this node received was too large to keep.
-        "grads_incomplete": bool(a.get("grads_incomplete", False)),
+        "grads_incomplete": bool(get("grads_incomplete", False)),
+        "sequence_nr": get("sequence_nr"),
+        "saved": {role: (tuple(shape), dtype) for role, (shape, dtype) in saved.items()}
+        if saved else {},
+        "freed": bool(get("freed", False)),
+        "saved_values": {role: decode_array(v, f"saved_values.{role}", max_elements=4096)
+                         for role, v in values.items()} if values else {},
+        "saved_args": dict(args) if args else {},
+        "num_outputs": get("num_outputs"),
+        "next_functions": list(map(_pair, get("next_functions", ()))),
     }
-    if node.kind == "accumulate":
-        out.update(sequence_nr=None, saved={}, freed=False, variable=a.get("variable"))
-    else:
-        out.update(
-            sequence_nr=a.get("sequence_nr"),
-            saved={role: (tuple(shape), dtype) for role, (shape, dtype)
-                   in a.get("saved", {}).items()},
-            freed=bool(a.get("freed", False)),
-            saved_values={role: decode_array(v, f"saved_values.{role}", max_elements=4096)
-                          for role, v in a.get("saved_values", {}).items()},
-            saved_args=dict(a.get("saved_args", {})),
-            num_outputs=a.get("num_outputs"),
-            next_functions=[None if nf is None else (nf[0], nf[1])
-                            for nf in a.get("next_functions", [])],
-        )
-    return out
 
 
-def _merged_edges(recorded: Recorded, graph: nx.DiGraph) -> dict:
+def _merged_edges(recorded: Recorded, by_id: dict) -> dict:
     """One entry per (source, target): the file's per-use edges merged as the engine merges them.
 
     The edges into a function node are written slot by slot in ``next_functions`` order, so the
     k-th of them is the k-th non-empty slot.
     """
     merged: dict[tuple[str, str], dict] = {}
+    slots_of: dict[str, list] = {}  # function id -> its non-empty (slot, output_nr), in order
     next_slot: dict[str, int] = {}
     for edge in recorded.edges:
-        target = graph.nodes[edge.target]
+        target_id = edge.target
+        target = by_id[target_id]
         slot, output_nr = 0, 0
-        if target["kind"] == "function":
-            slots = [(i, nf) for i, nf in enumerate(target["next_functions"]) if nf is not None]
-            k = next_slot.get(edge.target, 0)
-            next_slot[edge.target] = k + 1
+        kind = target["kind"]
+        if kind == "function":
+            slots = slots_of.get(target_id)
+            if slots is None:
+                slots = slots_of[target_id] = [(i, nf[1]) for i, nf in
+                                               enumerate(target["next_functions"])
+                                               if nf is not None]
+            k = next_slot.get(target_id, 0)
+            next_slot[target_id] = k + 1
             if k < len(slots):
-                slot, output_nr = slots[k][0], slots[k][1][1]
-        elif target["kind"] == "tensor":
-            output_nr = graph.nodes[edge.target].get("output_nr") or 0
-        key = (edge.source, edge.target)
+                slot, output_nr = slots[k]
+        elif kind == "tensor":
+            output_nr = target.get("output_nr") or 0
+        key = (edge.source, target_id)
         entry = merged.get(key)
         if entry is None:
-            merged[key] = {"slots": [slot], "grads": [edge.grad], "output_nr": output_nr}
+            merged[key] = {"slots": [slot], "grads": [edge.grad], "output_nr": output_nr,
+                           "count": 1, "grad": edge.grad}
         else:
             entry["slots"].append(slot)
             entry["grads"].append(edge.grad)
-    for entry in merged.values():
-        entry["count"] = len(entry["slots"])
-        entry["grad"] = _sum(entry["grads"])
+            entry["count"] += 1
+            entry["grad"] = _sum(entry["grads"])
     return merged
 
 

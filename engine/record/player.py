@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ..gc_policy import collector_paused
 from ..session import events as ev
 from ..session.breakpoints import DataBreakpoints, LineBreakpoint
 from ..session.counters import Counters
@@ -39,13 +40,11 @@ from ..session.panels_model import (
     norm,
     state_arrays,
 )
+from ..session.panels_model.training import ranked
 from ..session.state import Snapshot, TensorRecord, non_finite
-from ..session.timeline import BACKWARD, STEP, TimelinePoint
 from .graph import _recorded_of, recorded_graph
 from .replay import ReplayStep, graph_at_step, replay_steps
-
-_MARKERS = {m: m for m in (frozenset(), frozenset({BACKWARD}), frozenset({STEP}),
-                            frozenset({BACKWARD, STEP}))}  # shared by the timeline's points
+from .timeline import ReplayTimeline
 
 
 @dataclass(frozen=True)
@@ -113,12 +112,13 @@ class RecordedSession(EventPublisher):
         self._bases: dict[int, Any] = {}  # iteration -> its recorded graph
         self._steps: dict[int, list] = {}  # iteration -> its ReplaySteps
         self._records: dict[tuple, TensorRecord] = {}  # shared between snapshots
+        self._named_cache: dict[int, list] = {}  # iteration -> its named tensors (_named)
         self._states: dict[int, dict] = {}  # iteration -> optimizer state after its step
         # How many nodes the backward ran, counted without making the steps (made on first use:
         # a 100,000-node recording opens without building 80,000 ReplaySteps first).
         self.steps_per_backward = sum(
-            1 for node in self.recorded.nodes
-            if node.kind != "tensor" and node.attrs.get("executed_index") is not None)
+            node.kind != "tensor" and node.attrs.get("executed_index") is not None
+            for node in self.recorded.nodes)
         self.timeline = self._build_timeline()
         self.counters = Counters()
         self.breakpoints: dict[int, LineBreakpoint] = {}
@@ -133,7 +133,8 @@ class RecordedSession(EventPublisher):
         self._index = len(self.timeline) - 1
         self._pause: ReplayPause | None = None
         self._position: ReplayPosition | None = None
-        self._snapshot = self._snapshot_at(self._index)
+        with collector_paused():  # the graph and the snapshot: many objects, no cycles
+            self._snapshot = self._snapshot_at(self._index)
         self._set_counters(self._index)
         self._subscribers: list[Callable[[SessionEvent], None]] = []  # for EventPublisher
         self._lock = threading.RLock()
@@ -168,22 +169,9 @@ class RecordedSession(EventPublisher):
             return self._last_iteration, self.steps_per_backward
         return index // per, index % per
 
-    def _build_timeline(self) -> list[TimelinePoint]:
-        n = self.steps_per_backward
-        points = []
-        for i in range(max(1, self.iteration_count)):
-            iteration = i if self.iteration_count else None
-            for k in range(n + 1):
-                markers = set()
-                if k == 1:
-                    markers.add(BACKWARD)
-                if k == 0 and i > 0 and self.recorded.iterations[i - 1].optimizers:
-                    markers.add(STEP)
-                points.append(TimelinePoint(len(points), "backward_step", None, iteration, (k, n),
-                                            _MARKERS[frozenset(markers)], len(points)))
-        points.append(TimelinePoint(len(points), "finished", None, None, None, frozenset(),
-                                    len(points), reason="finished"))
-        return points
+    def _build_timeline(self) -> ReplayTimeline:
+        return ReplayTimeline(self.steps_per_backward, self.iteration_count,
+                              [bool(state.optimizers) for state in self.recorded.iterations])
 
     def _losses(self) -> list[tuple[int, float]]:
         out = []
@@ -204,18 +192,18 @@ class RecordedSession(EventPublisher):
             self._emit(ev.TimelineChanged(len(self.timeline)))
 
     # ------------------------------------------------------------------ breakpoints
-    # No lines to stop at: line breakpoints are kept (the window saves them) but never hit.
-    def set_breakpoint(self, line: int, condition: str | None = None) -> LineBreakpoint:
-        bp = LineBreakpoint(int(line), condition or None)
-        self.breakpoints[bp.line] = bp
-        return bp
-
-    def clear_breakpoint(self, line: int) -> None:
-        self.breakpoints.pop(int(line), None)
-
     def set_data_breakpoints(self, spec: DataBreakpoints) -> None:
         """Stop on what ``spec`` switches on (a copy is kept)."""
         self.data_breakpoints = replace(spec)
+
+    # No lines to stop at: line breakpoints are kept (the window saves them) but never hit, so
+    # a condition is kept as text, never compiled.
+    def set_breakpoint(self, line: int, condition: str | None = None) -> LineBreakpoint:
+        kept = self.breakpoints[int(line)] = LineBreakpoint(int(line), condition or None)
+        return kept
+
+    def clear_breakpoint(self, line: int) -> None:
+        self.breakpoints.pop(int(line), None)
 
     def break_on_nan(self, enabled: bool = True) -> None:
         """Stop at a step that sent or received a NaN or an infinity."""
@@ -274,9 +262,11 @@ class RecordedSession(EventPublisher):
         i, k = self.point_of(self._index)
         graph = graph_at_step(self.base_graph(i), k)
         graph.graph["added"], graph.graph["removed"] = [], []
-        if previous is not None and set(previous.nodes) == set(graph.nodes):
-            graph.graph["changed"] = [n for n, a in graph.nodes(data=True)
-                                      if _node_changed(a, previous.nodes[n])]
+        if previous is not None and previous._node.keys() == graph._node.keys():
+            before = previous._node
+            # a dict graph_at_step shares with the previous graph did not change
+            graph.graph["changed"] = [n for n, a in graph._node.items()
+                                      if a is not before[n] and _node_changed(a, before[n])]
         return graph
 
     def snapshot(self, point_index: int | None = None) -> Snapshot | None:
@@ -628,17 +618,34 @@ class RecordedSession(EventPublisher):
         """The named tensors as they stood at point ``index``: values, and the grads written by
         then (``graph_at_step``'s rule: a grad shows once the node writing it has run)."""
         i, k = self.point_of(index)
-        graph = self.base_graph(i)
         tensors = {}
-        for node_id, a in graph.nodes(data=True):
-            if a["kind"] != "tensor" or not a.get("name") or a.get("value") is None:
-                continue
-            writers = graph.successors(node_id) if a["is_leaf"] else graph.predecessors(node_id)
-            shown = a.get("grad") is not None and any(
-                (graph.nodes[w].get("executed_index") is not None
-                 and graph.nodes[w]["executed_index"] < k) for w in writers)
-            tensors[a["name"]] = self._record(i, node_id, a, shown)
+        for name, node_id, attrs, first_write, producer in self._named(i):
+            shown = first_write is not None and first_write < k
+            tensors[name] = self._record(i, node_id, attrs, shown, producer)
         return Snapshot(tensors, self._optimizer_state(index), {}, 0)
+
+    def _named(self, iteration: int) -> list:
+        """The named tensors of ``iteration``'s graph: (name, id, attrs, the replay step of the
+        first node that writes its grad or None, the ``grad_fn``'s name), made once."""
+        named = self._named_cache.get(iteration)
+        if named is None:
+            graph = self.base_graph(iteration)
+            nodes, succ, pred = graph._node, graph._adj, graph._pred
+            named = []
+            for node_id, a in nodes.items():
+                if a["kind"] != "tensor" or not a.get("name") or a.get("value") is None:
+                    continue
+                first_write = None
+                if a.get("grad") is not None:
+                    writers = succ[node_id] if a["is_leaf"] else pred[node_id]
+                    steps = [nodes[w].get("executed_index") for w in writers]
+                    steps = [s for s in steps if s is not None]
+                    first_write = min(steps) if steps else None
+                producer = next((nodes[p].get("node_name") for p in pred[node_id]
+                                 if nodes[p]["kind"] != "tensor"), None)
+                named.append((a["name"], node_id, a, first_write, producer))
+            self._named_cache[iteration] = named
+        return named
 
     def _optimizer_state(self, index: int) -> dict:
         """``(optimizer, parameter, key)`` -> value: the state the last step by then left."""
@@ -659,13 +666,11 @@ class RecordedSession(EventPublisher):
             self._states[j] = cached
         return cached
 
-    def _record(self, iteration: int, node_id: str, a: dict, with_grad: bool) -> TensorRecord:
+    def _record(self, iteration: int, node_id: str, a: dict, with_grad: bool,
+                producer: str | None) -> TensorRecord:
         key = (iteration, node_id, with_grad)
         record = self._records.get(key)
         if record is None:
-            graph = self.base_graph(iteration)
-            producer = next((graph.nodes[p].get("node_name") for p in graph.predecessors(node_id)
-                             if graph.nodes[p]["kind"] != "tensor"), None)
             record = TensorRecord(
                 value=np.asarray(a["value"]), grad=np.asarray(a["grad"]) if with_grad else None,
                 requires_grad=bool(a.get("requires_grad")), is_leaf=bool(a.get("is_leaf")),
@@ -684,8 +689,8 @@ parameters took the first paint from a second to a minute."""
 def _largest(series: dict, n: int = MAX_CURVES) -> dict:
     if len(series) <= n:
         return series
-    kept = sorted(series, key=lambda name: -max(series[name][1], default=0.0))[:n]
-    return {name: series[name] for name in series if name in set(kept)}
+    kept = set(ranked(series, n)[0])
+    return {name: series[name] for name in series if name in kept}
 
 
 def _with_leaf_write(graph, step: ReplayStep) -> ReplayStep:

@@ -82,31 +82,44 @@ def graph_at_step(graph: nx.DiGraph, k: int) -> nx.DiGraph:
     tensor shows its grad once its accumulator (or, for a retained grad, its ``grad_fn``) has
     run. ``k = 0`` is the graph before the backward, ``k = len(replay_steps(graph))`` the whole
     recording. ``graph.graph["replay_step"]`` is ``k``.
+
+    The copy shares every attribute dict that step ``k`` leaves as it is with ``graph`` (at the
+    end of the recording, all of them): treat both as read-only. Copying 100,000 nodes' dicts
+    took seconds, and a replay makes one graph per step.
     """
-    out = graph.copy()
-    out.graph["replay_step"] = k
-    out.graph["backward_steps"] = k
-
-    def ran(node_id) -> bool:
-        index = out.nodes[node_id].get("executed_index")
-        return index is not None and index < k
-
-    for node_id, attrs in out.nodes(data=True):
-        if attrs["kind"] == "tensor":
-            continue
-        if not ran(node_id):
-            attrs["executed"], attrs["executed_index"] = False, None
-    for u, v, edge in out.edges(data=True):
-        sender = v if out.nodes[v]["kind"] != "tensor" else u
-        if not out.nodes[sender].get("executed"):
-            edge["grad"], edge["grads"] = None, [None] * len(edge["grads"])
-    for node_id, attrs in out.nodes(data=True):
+    out = nx.DiGraph()
+    out.graph.update(graph.graph, replay_step=k, backward_steps=k)
+    nodes, succ, pred = dict(graph._node), dict(graph._adj), dict(graph._pred)
+    out._node, out._adj, out._pred = nodes, succ, pred
+    ran = {n for n, a in nodes.items() if a["kind"] != "tensor"
+           and a.get("executed_index") is not None and a["executed_index"] < k}
+    for n, a in graph._node.items():
+        if a["kind"] != "tensor" and a.get("executed") and n not in ran:
+            nodes[n] = {**a, "executed": False, "executed_index": None}
+    copied_succ, copied_pred = set(), set()
+    for u, targets in graph._adj.items():
+        for v, edge in targets.items():
+            sender = v if nodes[v]["kind"] != "tensor" else u
+            if sender in ran or edge["grad"] is None and not any(
+                    g is not None for g in edge["grads"]):
+                continue
+            new = {**edge, "grad": None, "grads": [None] * len(edge["grads"])}
+            if u not in copied_succ:
+                succ[u] = dict(succ[u])
+                copied_succ.add(u)
+            if v not in copied_pred:
+                pred[v] = dict(pred[v])
+                copied_pred.add(v)
+            succ[u][v] = new
+            pred[v][u] = new
+    for node_id, attrs in graph._node.items():
         if attrs["kind"] != "tensor" or attrs.get("grad") is None:
             continue
         # A leaf feeds only its accumulator; a named intermediate is fed only by its grad_fn.
-        writers = out.successors(node_id) if attrs["is_leaf"] else out.predecessors(node_id)
-        if not any(out.nodes[n].get("executed") for n in writers):
-            attrs["grad"] = None
+        writers = graph._adj[node_id] if attrs["is_leaf"] else graph._pred[node_id]
+        if not any(w in ran for w in writers):
+            nodes[node_id] = {**nodes[node_id], "grad": None}
+    nx._clear_cache(out)
     return out
 
 

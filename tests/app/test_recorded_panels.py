@@ -85,7 +85,7 @@ def _check_iteration(window, i, seen):
     """At iteration ``i`` (0-based) after its backward: the panels show what torch had then."""
     assert position(window).iteration == i
     xs, ys = _loss_curve(window)
-    assert xs == list(range(i + 1))  # one point per iteration so far
+    assert xs == list(range(1, i + 2))  # one point per iteration so far, counted from 1
     np.testing.assert_allclose(ys, [s["loss"] for s in seen[:i + 1]], rtol=1e-6)
     norms = window.panels["training"].curves[("norm", "model.0.weight")].getData()[1]
     np.testing.assert_allclose(norms, [np.linalg.norm(s["grads"]["model.0.weight"])

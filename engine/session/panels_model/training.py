@@ -128,6 +128,32 @@ class TrainingHistory:
         return out
 
 
+FIRST_ITERATION = 1
+"""What the plots and the CSV call the first backward() call, as the status bar does."""
+LEGEND_ENTRIES = 8
+"""Curves of a training plot with their own colour and legend entry: the largest. The others
+share one grey entry, since a legend lays out every entry again for each one added (a ResNet's
+hundreds of parameters took a plot's first paint from a second to a minute), and nobody tells
+161 colours apart."""
+
+
+def ranked(series: Mapping[str, tuple], k: int = LEGEND_ENTRIES) -> tuple[list, list]:
+    """The names of ``series`` (name -> (xs, ys)) split into the ``k`` with the largest finite
+    value, largest first, and the rest in their given order."""
+    def peak(name) -> float:
+        ys = np.asarray(series[name][1], dtype=np.float64)
+        finite = ys[np.isfinite(ys)]
+        return float(finite.max()) if finite.size else -np.inf
+
+    names = list(series)
+    if len(names) <= k:
+        return sorted(names, key=lambda n: -peak(n)), []
+    peaks = {name: peak(name) for name in names}
+    top = sorted(names, key=lambda n: -peaks[n])[:k]
+    chosen = set(top)
+    return top, [n for n in names if n not in chosen]
+
+
 def names_by_id(live: Mapping[str, Any]) -> dict[int, str]:
     """``id(tensor)`` -> display name for every tensor the script can name (first name wins)."""
     out: dict[int, str] = {}
@@ -146,6 +172,6 @@ def training_table(history: TrainingHistory, names: Mapping[int, str]) -> Table:
         col = np.full(history.iterations, np.nan)
         col[xs.astype(int)] = ys
         columns.append(col)
-    rows = [(i, history.loss[i], *(float(c[i]) for c in columns))
+    rows = [(i + FIRST_ITERATION, history.loss[i], *(float(c[i]) for c in columns))
             for i in range(history.iterations)]
     return header, rows

@@ -55,7 +55,7 @@ CORPUS = [
     ("missing version", text(version=DROP), "version", "missing required field"),
     ("version as string", text(version="1"), "version", 'expected an integer, got "1"'),
     ("newer version", text(version=7, brand_new_field=1), "version",
-     "this file was written by a newer gradstep (format version 7); this version reads up to 1"),
+     "this file was written by a newer gradstep (format version 7); this version reads up to 2"),
     ("version zero", text(version=0), "version", "unknown format version 0"),
     ("missing script", text(script=DROP), "script", "missing required field"),
     ("script not a string", text(script=["x = 1"]), "script", "expected a string, got a list"),

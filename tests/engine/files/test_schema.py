@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import engine.files as F
-from engine.files import codec, validate
+from engine.files import codec, columns, validate
 from engine.files.format import LIMIT_NAMES
 
 RESOURCES = Path(__file__).resolve().parents[3] / "resources"
@@ -102,7 +102,7 @@ def test_the_checker_only_meets_keywords_it_understands():
 
 
 def test_schema_is_versioned_and_documented():
-    assert SCHEMA["properties"]["version"]["const"] == F.FORMAT_VERSION
+    assert SCHEMA["properties"]["version"]["enum"] == list(range(1, F.FORMAT_VERSION + 1))
     assert SCHEMA["properties"]["format"]["const"] == F.FORMAT_NAME
     assert "docs/gstep-format.md" in SCHEMA["description"]
     for name, prop in SCHEMA["properties"].items():
@@ -123,6 +123,13 @@ def test_schema_is_versioned_and_documented():
     (("recorded",), validate.RECORDED_FIELDS, ("nodes", "edges")),
     (("recorded_node",), validate.RECORDED_NODE_FIELDS, ("id", "kind")),
     (("recorded_edge",), validate.RECORDED_EDGE_FIELDS, ("source", "target")),
+    (("recorded_table",), validate.RECORDED_FIELDS, ("nodes", "edges")),
+    (("node_table",), columns.NODE_COLUMNS, ("id", "kind")),
+    (("edge_table",), columns.EDGE_COLUMNS, ("source", "target")),
+    (("tensor_table",), columns.TENSOR_COLUMNS, ("name", "value")),
+    (("iteration_table",), validate.STATE_FIELDS, ("tensors",)),
+    (("column",), columns.COLUMN_KEYS, ()),
+    (("array_column",), columns.ARRAY_COLUMN_KEYS, columns.ARRAY_COLUMN_KEYS),
 ])
 def test_schema_fields_are_exactly_the_readers(schema_path, fields, required):
     schema = DEFS[schema_path[0]] if schema_path else SCHEMA
@@ -173,7 +180,7 @@ def test_a_full_file_conforms_to_the_schema():
 
 
 @pytest.mark.parametrize("bad", [
-    {"format": "gradstep", "version": 2, "script": ""},
+    {"format": "gradstep", "version": F.FORMAT_VERSION + 1, "script": ""},
     {"format": "gradstep", "version": 1},
     {"format": "gradstep", "version": 1, "script": "", "extra": 1},
     {"format": "gradstep", "version": 1, "script": "", "breakpoints": [{"line": "x"}]},

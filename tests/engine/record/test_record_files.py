@@ -100,11 +100,20 @@ def test_iterations_round_trip(tmp_path):
 
 def test_a_bad_iteration_is_reported_with_its_field_path(tmp_path):
     doc = json.loads(_file_with_iterations(tmp_path).read_text())
-    doc["recorded"]["iterations"][1]["tensors"]["weight"]["grad"] = {
-        "dtype": "float32", "shape": [5], "data": [0, 0, 0, 0, 0]}
+    table = doc["recorded"]["iterations"][1]["tensors"]  # format version 2: column-wise
+    row = table["name"].index("weight")
+
+    def ints(values, dtype="int32"):
+        return {"dtype": dtype, "shape": [len(values)], "data": values}
+
+    # a grad of 5 elements for a (2, 3) weight
+    table["grad"] = {"rows": ints([row]), "dtype": ints([1], "uint8"), "ndim": ints([1], "uint8"),
+                     "dims": ints([5], "int64"),
+                     "data": {"float32": {"dtype": "float32", "shape": [5], "data": [0] * 5}}}
     with pytest.raises(files.GraphFileError) as err:
         files.loads(json.dumps(doc))
     assert err.value.field == "recorded.iterations[1].tensors.weight.grad"
+    assert "shape [5]" in err.value.message
     doc["recorded"]["iterations"] = {"not": "a list"}
     with pytest.raises(files.GraphFileError) as err:
         files.loads(json.dumps(doc))
