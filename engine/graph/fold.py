@@ -48,24 +48,40 @@ def _owner(node_group: str | None, groups: set) -> str | None:
 
 def _fold_all(graph: nx.DiGraph, groups: set) -> nx.DiGraph:
     # One pass over nodes and edges whatever the number of groups: a model with hundreds of
-    # modules folds in the time of one copy of its graph.
+    # modules folds in the time of one copy of its graph (a 100,000-node recording too: the
+    # owner is looked up once per distinct group name, and the nodes and edges that stay are
+    # added in bulk).
     owner_of = {}
     members: dict[str, list] = {}
+    owner_by_group: dict = {}
+    box_of: dict = {}
     for node_id, g in graph.nodes(data="group"):
-        name = _owner(g, groups)
+        if not g:
+            continue
+        name = owner_by_group.get(g, False)
+        if name is False:
+            name = owner_by_group[g] = _owner(g, groups)
         if name is not None:
-            owner_of[node_id] = group_id(name)
-            members.setdefault(name, []).append(node_id)
+            box = box_of.get(name)
+            if box is None:
+                box = box_of[name] = group_id(name)
+                members[name] = []
+            owner_of[node_id] = box
+            members[name].append(node_id)
     out = nx.DiGraph(**graph.graph)
     first = {ids[0]: name for name, ids in members.items()}
+    kept = []
     for node_id, attrs in graph.nodes(data=True):
         if node_id not in owner_of:
-            out.add_node(node_id, **attrs)
+            kept.append((node_id, attrs))
         elif node_id in first:
+            out.add_nodes_from(kept)
+            kept = []
             name = first[node_id]
             parent = name.rsplit(".", 1)[0] if "." in name else None
             out.add_node(group_id(name), kind="group", label=name, group=parent,
                          members=members[name], fold_key=name)
+    out.add_nodes_from(kept)
     _move_edges(graph, out, owner_of, _into_group)
     return out
 
@@ -74,15 +90,19 @@ def _move_edges(graph: nx.DiGraph, out: nx.DiGraph, owner_of: dict, add_moved) -
     """Copy ``graph``'s edges into ``out`` with each end moved to the box that holds it
     (``owner_of``); edges inside one box disappear, ``add_moved(out, a, b, u, v, attrs)`` adds
     the edge u -> v moved to a -> b."""
-    for u, v, attrs in graph.edges(data=True):
-        a = owner_of.get(u, u)
-        b = owner_of.get(v, v)
-        if a == b:
-            continue
-        if a == u and b == v:
-            out.add_edge(u, v, **attrs)
-        else:
-            add_moved(out, a, b, u, v, attrs)
+    kept = []
+    get = owner_of.get
+    for u, neighbours in graph.adjacency():
+        a = get(u, u)
+        for v, attrs in neighbours.items():
+            b = get(v, v)
+            if a == b:
+                continue
+            if a == u and b == v:
+                kept.append((u, v, attrs))
+            else:
+                add_moved(out, a, b, u, v, attrs)
+    out.add_edges_from(kept)
 
 
 def _into_group(out, a, b, u, v, attrs) -> None:
