@@ -23,6 +23,8 @@ GROUP_SIZE = (180.0, 40.0)
 LOD_TEXT = 0.35  # below this zoom, text would be unreadable: draw shapes only
 LOD_DETAIL = 0.6  # below this zoom, only the node's title is drawn
 SMALL_TENSOR = 6  # tensors with at most this many elements show their values
+LABEL_POINT_SIZE = 8.0  # an edge's grad label
+LABEL_HEIGHT = 18.0
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,47 @@ _BOXES = {
 }
 
 
+def _box_kind(attrs: dict) -> str:
+    kind = attrs.get("kind")
+    if kind == "tensor":
+        value = attrs.get("value")
+        return "tensor" if value is not None and np.size(value) <= SMALL_TENSOR else "tensor-short"
+    return kind if kind in ("accumulate", "group") else "function"
+
+
+def node_half(attrs: dict) -> tuple[float, float]:
+    """Half the width and height of the box a node of ``attrs`` is drawn as."""
+    return _BOXES[_box_kind(attrs)][3]
+
+
+def fill_and_border(attrs: dict, c: GraphColours) -> tuple[QColor, QColor, bool]:
+    """A node's fill, border and whether the border is dashed."""
+    kind = attrs.get("kind")
+    if kind == "tensor":
+        category = tensor_category(attrs)
+        if category == "leaf":
+            return c.leaf_fill, c.leaf_border, False
+        if category == "nograd":
+            return c.nograd_fill, c.nograd_border, True
+        if category == "retains":
+            return c.nonleaf_fill, c.retains, False
+        return c.nonleaf_fill, c.nonleaf_border, False
+    if kind == "accumulate":
+        return c.accumulate_fill, c.accumulate_border, False
+    if kind == "group":
+        return c.group_fill, c.covered, False
+    return c.function_fill, c.function_border, False
+
+
+def far_colour(attrs: dict, c: GraphColours, executing: bool = False) -> QColor:
+    """The one colour that stands for a node when it is a few pixels wide."""
+    if executing:
+        return c.executing
+    if attrs.get("executed"):
+        return c.covered
+    return fill_and_border(attrs, c)[1]
+
+
 _FONTS: dict = {}
 
 
@@ -169,15 +212,8 @@ class NodeItem(QGraphicsItem):
 
     def set_attrs(self, attrs: dict) -> None:
         self.attrs = attrs
-        kind = attrs.get("kind")
-        if kind == "tensor":
-            value = attrs.get("value")
-            small = value is not None and np.size(value) <= SMALL_TENSOR
-            key = "tensor" if small else "tensor-short"
-        else:
-            key = kind if kind in ("accumulate", "group") else "function"
         # Boxes of one kind share their (never mutated) rectangles: nothing is built per node.
-        self._rect, self._bounds, self._path, self.half = _BOXES[key]
+        self._rect, self._bounds, self._path, self.half = _BOXES[_box_kind(attrs)]
         # Text rows and the tooltip are formatted when first needed: numpy's array printing
         # costs more than the whole item, and most nodes are never drawn close enough to read.
         self._text = None
@@ -235,7 +271,7 @@ class NodeItem(QGraphicsItem):
         attrs = self.attrs
         kind = attrs.get("kind")
         lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
-        fill, border, dashed = self._fill_and_border(kind)
+        fill, border, dashed = fill_and_border(attrs, c)
         width = 1.4
         if self.executing:
             border, width = c.executing, 4.0
@@ -267,31 +303,6 @@ class NodeItem(QGraphicsItem):
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(self._rect.adjusted(-3, -3, 3, 3), radius, radius)
         self._paint_text(painter, lod)
-
-    def far_colour(self) -> QColor:
-        """The one colour that stands for this node when it is a few pixels wide."""
-        if self.executing:
-            return self.colours.executing
-        if self.attrs.get("executed"):
-            return self.colours.covered
-        return self._fill_and_border(self.attrs.get("kind"))[1]
-
-    def _fill_and_border(self, kind) -> tuple[QColor, QColor, bool]:
-        c = self.colours
-        if kind == "tensor":
-            category = tensor_category(self.attrs)
-            if category == "leaf":
-                return c.leaf_fill, c.leaf_border, False
-            if category == "nograd":
-                return c.nograd_fill, c.nograd_border, True
-            if category == "retains":
-                return c.nonleaf_fill, c.retains, False
-            return c.nonleaf_fill, c.nonleaf_border, False
-        if kind == "accumulate":
-            return c.accumulate_fill, c.accumulate_border, False
-        if kind == "group":
-            return c.group_fill, c.covered, False
-        return c.function_fill, c.function_border, False
 
     def _paint_text(self, painter, lod: float) -> None:
         c = self.colours
@@ -344,7 +355,7 @@ class EdgeItem(QGraphicsItem):
         self.colours = colours
         # (The edge layer is below the node layer: no z value of its own is needed.)
         self.points = None
-        self.label_shift = 0.0  # set by the view when another edge's label would sit here
+        self.label_place = None  # set by the view (engine.graph.labels), once labels show
         self.set_attrs(attrs)
         self.set_geometry(source, target, bends)
 
@@ -377,26 +388,34 @@ class EdgeItem(QGraphicsItem):
             self._line = QLineF(px, py, ex, ey)
         return self._line
 
-    def _label_xy(self) -> tuple[float, float]:
-        return self.label_anchor_unshifted()[0], self.label_anchor_unshifted()[1] + self.label_shift
-
-    def label_anchor_unshifted(self) -> tuple[float, float]:
-        """The middle of the edge, where its grad label goes unless another one is there."""
+    def label_anchor(self) -> tuple[float, float]:
+        """The middle of the edge, where its grad label goes until the view places it."""
         points = self.points
         if len(points) > 2:
             return points[len(points) // 2]
         (x0, y0), (x1, y1) = points[0], points[-1]
         return (x0 + x1) / 2, (y0 + y1) / 2
 
-    def set_label_shift(self, shift: float) -> None:
-        if shift != self.label_shift:
+    def set_label_place(self, place) -> None:
+        """Where the view put the grad label (``engine.graph.labels.LabelPlace``, or None)."""
+        if place != self.label_place:
             if self.scene() is not None:
                 self.prepareGeometryChange()
-            self.label_shift = shift
+            self.label_place = place
             self._update_bounds()
 
-    def _label_anchor(self) -> QPointF:
-        return QPointF(*self._label_xy())
+    def label_rect(self, width: float) -> QRectF:
+        """The label's box: the placed one, else ``width`` wide beside the edge's middle, on
+        the side it leans to."""
+        place = self.label_place
+        if place is not None:
+            left, top, right, bottom = place.box
+            return QRectF(left, top, right - left, bottom - top)
+        mx, my = self.label_anchor()
+        (x0, _y0), (x1, _y1) = self.points[0], self.points[-1]
+        left = x1 < x0 - 1
+        return QRectF(mx - 6 - width if left else mx + 6, my - LABEL_HEIGHT / 2, width,
+                      LABEL_HEIGHT)
 
     def _update_bounds(self) -> None:
         points = self.points
@@ -409,17 +428,15 @@ class EdgeItem(QGraphicsItem):
             left, right, top, bottom = min(xs), max(xs), min(ys), max(ys)
         left, top, right, bottom = left - 10, top - 10, right + 10, bottom + 10
         if self.carried:
-            # The grad label, on the side the edge leans towards (see paint): the box around
-            # the line united with the label's reach.
-            mx, my = self._label_xy()
-            if mx - 330 < left:
-                left = mx - 330
-            if mx + 330 > right:
-                right = mx + 330
-            if my - 11 < top:
-                top = my - 11
-            if my + 11 > bottom:
-                bottom = my + 11
+            # The grad label: its placed box, else the reach of one beside the middle.
+            place = self.label_place
+            if place is not None:
+                x0, y0, x1, y1 = place.box
+            else:
+                mx, my = self.label_anchor()
+                x0, y0, x1, y1 = mx - 330, my - 11, mx + 330, my + 11
+            left, top = min(left, x0 - 2), min(top, y0 - 2)
+            right, bottom = max(right, x1 + 2), max(bottom, y1 + 2)
         self._bounds = QRectF(left, top, right - left, bottom - top)
 
     def _visible_segments(self, exposed: QRectF) -> list[QLineF]:
@@ -457,6 +474,10 @@ class EdgeItem(QGraphicsItem):
             self._update_bounds()
         self._label = None  # formatted when first read (most labels are never drawn)
         self._label_width = None  # (text, its width), measured when first drawn
+
+    def label_text(self) -> str:
+        """What the label reads (its box is measured from this)."""
+        return f"◂ grad {self.label}"
 
     @property
     def label(self) -> str:
@@ -521,21 +542,22 @@ class EdgeItem(QGraphicsItem):
             painter.setBrush(QBrush(colour))
             painter.drawPolygon(head)
         if self.carried and lod >= LOD_DETAIL:
-            mx, my = self._label_xy()
-            if exposed is not None and not (exposed.top() - 12 <= my <= exposed.bottom() + 12
-                                            and exposed.left() - 340 <= mx
-                                            <= exposed.right() + 340):
-                return
-            mid = QPointF(mx, my)
-            painter.setFont(_fonts(painter, 8.0)[0])
-            text = f"◂ grad {self.label}"
+            painter.setFont(_fonts(painter, LABEL_POINT_SIZE)[0])
+            text = self.label_text()
             if self._label_width is None or self._label_width[0] != text:
                 self._label_width = (text, painter.fontMetrics().horizontalAdvance(text) + 8)
-            width = self._label_width[1]
-            (x0, _y0), (x1, _y1) = self.points[0], self.points[-1]
-            # Fan-outs put two labels side by side: each goes on the outer side of its edge.
-            left = x1 < x0 - 1
-            box = QRectF(mid.x() - 6 - width if left else mid.x() + 6, mid.y() - 9, width, 18)
+            box = self.label_rect(self._label_width[1])
+            if exposed is not None and not box.adjusted(-2, -2, 2, 2).intersects(exposed):
+                return
+            place = self.label_place
+            if place is not None and not place.beside:
+                # Moved away from its edge (no room beside it): a leader joins them.
+                pen = QPen(colour, 1.0, Qt.PenStyle.DotLine)
+                painter.setPen(pen)
+                ax, ay = place.anchor
+                nx = min(max(ax, box.left()), box.right())
+                ny = min(max(ay, box.top()), box.bottom())
+                painter.drawLine(QPointF(ax, ay), QPointF(nx, ny))
             painter.setPen(QPen(colour, 1.0))
             painter.setBrush(c.background)
             painter.drawRoundedRect(box, 4, 4)

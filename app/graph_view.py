@@ -30,22 +30,29 @@ from PySide6.QtWidgets import (
 )
 
 from engine.gc_policy import collector_paused
+from engine.graph.labels import BoxSpace
 
 from .graph_items import (
     DARK,
     LIGHT,
+    LOD_DETAIL,
     LOD_TEXT,
     TENSOR_SIZE,
     EdgeItem,
     GraphColours,
     NodeItem,
+    far_colour,
+    node_half,
 )
+from .graph_labels import label_font, place_edge_labels
+from .graph_table import LazyItems, SceneIndex
 
 MIN_ZOOM, MAX_ZOOM = 0.0005, 4.0
 # Below this zoom a node is a few pixels wide: the whole graph is drawn as one recorded picture
 # (one C++ replay) instead of asking 20,000 items to paint themselves.
 FAR_ZOOM = 0.2
 FAR_MIN_NODES = 300  # below this, items painting themselves as plain boxes is fast enough
+LAZY_NODES = 3000  # past this many drawn nodes, items are made as they come into sight
 OVERVIEW_MIN_NODES = 30  # smaller graphs fit on screen: no overview needed
 AUTO_FOLD_NODES = 40  # past this many nodes, module groups and repeated ops start folded
 AUTO_FOLD_MIN_MEMBERS = 3  # a group of fewer nodes is not worth a box
@@ -58,13 +65,35 @@ MAX_LANDMARKS = 300
 _SCENE_X, _SCENE_Y = (TENSOR_SIZE[0] + 24) / 150.0, (TENSOR_SIZE[1] + 36) / 80.0
 
 
+_QUOTED_KEY = re.compile(r"\[\s*['\"]([^'\"]*)['\"]\s*\]")
+_INDEX = re.compile(r"\[\s*(-?\d+)\s*\]")
+
+
+def _dotted(match) -> str:
+    # (A function, not the template r".\1": a template makes re import itself on every call,
+    # through PySide's import hook, a third of a search over 100,000 nodes.)
+    return "." + match.group(1)
+
+
 def canonical_spelling(text: str) -> str:
     """One spelling for the many the app shows: ``model[4].weight``, ``model.4.weight`` and
     ``Model.4.Weight`` are the same; ``d['w']`` and ``d["w"]`` read ``d.w``."""
     t = text.strip().lower()
-    t = re.sub(r"\[\s*['\"]([^'\"]*)['\"]\s*\]", r".\1", t)
-    t = re.sub(r"\[\s*(-?\d+)\s*\]", r".\1", t)
+    if "[" in t:
+        t = _INDEX.sub(_dotted, _QUOTED_KEY.sub(_dotted, t))
     return t.replace(" ", "").lstrip(".")
+
+
+def innermost_groups(groups) -> set[str]:
+    """The groups with no subgroup among ``groups`` (``model.fc1``, not ``model``): each
+    group's dotted prefixes are its enclosing groups, so this is one pass, not a pairwise
+    comparison (5,000 modules would make 25 million)."""
+    groups = set(groups)
+    enclosing = set()
+    for g in groups:
+        parts = g.split(".")
+        enclosing.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    return groups - enclosing
 
 
 def layout_scale(layout) -> tuple[float, float]:
@@ -474,11 +503,17 @@ class GraphView(QWidget):
         self.canvas.node_double_clicked.connect(self._double_clicked)
         self._far = False
         self._far_shapes = None
+        self._far_recorded = None  # the far picture of the state shown, once recorded
         self._node_layer = None
         self._edge_layer = None
         self.canvas.setBackgroundBrush(self.colours.background)
-        self.nodes: dict[str, NodeItem] = {}
-        self.edges: dict[tuple[str, str], EdgeItem] = {}
+        # Every drawn node and edge by id; a big graph's items are made as they come into
+        # sight (app/graph_table.py): loops over what exists read ``.made``.
+        self.nodes: LazyItems = LazyItems(self._make_node)
+        self.edges: LazyItems = LazyItems(self._make_edge)
+        self._index: SceneIndex | None = None
+        self._positions: dict = {}  # node id -> scene position, of the drawing
+        self._bends: dict = {}  # edge -> inner points of its polyline, in scene units
         self.graph = None  # the session's graph
         self.shown_graph = None  # what is drawn: the graph with folded groups as boxes
         self.executing: str | None = None
@@ -486,6 +521,7 @@ class GraphView(QWidget):
         self.bounds = QRectF()  # where the nodes are (scene units)
         self._layout = None  # the layout the items were placed by
         self._search_hits: list[str] = []
+        self._hit_boxes: set[str] = set()  # the drawn boxes that show a search hit
         self._search_index = -1
         self._search_cache = None  # (graph, [(node id, canonical spellings)])
         # Folding by default (issue 16): groups already decided for this document (the user's
@@ -494,8 +530,12 @@ class GraphView(QWidget):
         self._opened_runs: set[str] = set()
         self._wrap_cache = None
         self._member_box: dict[str, str] = {}  # node inside a folded box -> the box's id
-        self._landmarks = None  # (item, text) of the nodes named at far zoom, made when needed
+        self._landmarks = None  # (position, text, width) of the names drawn at far zoom
         self._landmark_font = None
+        self._landmark_cache = None  # (the view's transform and size, the labels drawn)
+        self._labels_fresh = False  # every grad label is to be placed again (a rebuild)
+        self._labels_stale = False  # some grad labels changed: those are to be placed
+        self._drawing = False
         self.overview_wanted = False
         self._picked: list[str] = []  # selected node ids in the order the user picked them
         # What the user picked last, kept while those nodes are gone (a restart or a re-run shows
@@ -546,6 +586,7 @@ class GraphView(QWidget):
                                 "time, or F5 to run it to the next breakpoint.")
         self.scene.selectionChanged.connect(self._selection_changed)
         self.canvas.viewport_changed.connect(self._place_overlays)
+        self.canvas.viewport_changed.connect(self._make_visible)
         self._overview_timer = QTimer(self)
         self._overview_timer.setSingleShot(True)
         self._overview_timer.setInterval(120)
@@ -556,10 +597,12 @@ class GraphView(QWidget):
         self.colours = DARK if dark else LIGHT
         self.legend.colours = self.colours
         self.canvas.setBackgroundBrush(self.colours.background)
-        for item in self.nodes.values():
+        for item in self.nodes.made.values():
             item.colours = self.colours
-        for item in self.edges.values():
+        for item in self.edges.made.values():
             item.colours = self.colours
+        self._far_recorded = None
+        self._refresh_far()
         self.scene.update()
         self.legend.update()
         self._overview_timer.start()
@@ -570,10 +613,17 @@ class GraphView(QWidget):
         # A new graph means tens of thousands of new tuples, wrappers, rectangles and no
         # reference cycles: the cyclic collector would otherwise walk the session's whole heap
         # (graph, snapshots, timeline) again and again while they are made.
-        with collector_paused():
-            self._show_graph(graph, layout, executing)
+        self._drawing = True  # labels are placed at the end, at the zoom the graph is shown at
+        try:
+            with collector_paused():
+                self._show_graph(graph, layout, executing)
+        finally:
+            self._drawing = False
+        self._make_visible()
+        self._place_labels()
 
     def _show_graph(self, graph, layout, executing) -> None:
+        self._far_recorded = None  # colours, grads or the shapes may change
         self.graph = graph
         self.shown_graph = graph
         self._source_layout = layout
@@ -596,7 +646,7 @@ class GraphView(QWidget):
             positions = scene_positions(view_layout, view_graph, scale)
             same_shape = (set(self.nodes) == set(view_graph.nodes)
                           and set(self.edges) == set(view_graph.edges)
-                          and all(self.nodes[n].xy == positions.get(n, (0.0, 0.0))
+                          and all(self._positions.get(n) == positions.get(n, (0.0, 0.0))
                                   for n in view_graph.nodes))
         if same_shape:
             self._update_items(view_graph)
@@ -651,9 +701,9 @@ class GraphView(QWidget):
         new = [g for g in sizes if g not in self._decided_groups]
         if not new:
             return
-        innermost = [g for g in new if not any(h.startswith(g + ".") for h in sizes)]
-        for g in innermost:
-            if sizes[g] >= AUTO_FOLD_MIN_MEMBERS:
+        innermost = innermost_groups(sizes)
+        for g in new:
+            if g in innermost and sizes[g] >= AUTO_FOLD_MIN_MEMBERS:
                 self.folded_groups.add(g)
         self._decided_groups.update(new)
 
@@ -686,6 +736,8 @@ class GraphView(QWidget):
         self.scene.clear()
         self.nodes.clear()
         self.edges.clear()
+        self._index = None
+        self._positions, self._bends = {}, {}
         self._node_layer = self._edge_layer = None
         self._far_shapes = None
         self._layout = None
@@ -708,46 +760,65 @@ class GraphView(QWidget):
     # ---------------------------------------------------------------------------- far zoom
     def _zoom_changed(self, zoom: float) -> None:
         far = zoom < FAR_ZOOM and len(self.nodes) >= FAR_MIN_NODES
-        if far == self._far:
+        if far != self._far:
+            self._far = far
+            self.canvas.far_picture = self._far_picture() if far else None
+            if self._node_layer is not None:
+                self._node_layer.setVisible(not far)
+                self._edge_layer.setVisible(not far)
+            self.canvas.viewport().update()
+        self._make_visible()
+        self._place_labels()
+
+    def _place_labels(self) -> None:
+        """Place the grad labels that need it, once they are drawn (zoomed in enough to read
+        them): a 10,000-node graph opened at fit places none."""
+        if (self._drawing or not (self._labels_fresh or self._labels_stale)
+                or self.canvas.zoom() < LOD_DETAIL):
             return
-        self._far = far
-        if far:
-            self.canvas.far_picture = self._far_picture()
-        else:
-            self.canvas.far_picture = None
-        if self._node_layer is not None:
-            self._node_layer.setVisible(not far)
-            self._edge_layer.setVisible(not far)
-        self.canvas.viewport().update()
+        edges = list(self.edges.made.values())
+        if self._index is not None and edges:
+            # The nodes near the labels to place: those of the drawn part and around it.
+            xs = [x for e in edges for x, _ in e.points]
+            ys = [y for e in edges for _, y in e.points]
+            nodes = self._index.node_boxes_in(min(xs) - 600, min(ys) - 300, max(xs) + 600,
+                                              max(ys) + 300)
+            place_edge_labels(nodes, edges, label_font(self.canvas.viewport().font()),
+                              fresh=self._labels_fresh)
+        self._labels_fresh = self._labels_stale = False
 
     def _far_picture(self) -> QPicture:
-        """The whole graph as boxes and hairlines, recorded once and replayed on each paint."""
-        with collector_paused():
-            return self._record_far_picture()
+        """The whole graph as boxes and hairlines, recorded once per state shown (the canvas
+        and the overview replay the same one)."""
+        if self._far_recorded is None:
+            with collector_paused():
+                self._far_recorded = self._record_far_picture()
+        return self._far_recorded
 
     def _record_far_picture(self) -> QPicture:
         picture = QPicture()
         painter = QPainter(picture)
         c = self.colours
+        index, graph = self._index, self.shown_graph
+        if index is None or graph is None:
+            painter.end()
+            return picture
         if self._far_shapes is None:
-            # Built once per scene; a backward step only regroups them by colour.
-            # Edges run straight from end to end: at this zoom a long edge's bends are not
-            # worth 50,000 more segments.
-            # Built from the items' plain floats (their box is their rectangle without the
-            # 4-unit margin of boundingRect).
-            shapes = []
-            for e in self.edges.values():
-                (x0, y0), (x1, y1) = e.points[0], e.points[-1]
-                shapes.append((QLineF(x0, y0, x1, y1), e))
-            boxes = []
-            for i in self.nodes.values():
-                (x, y), (hw, hh) = i.xy, i.half
-                boxes.append((QRectF(x - hw, y - hh, 2 * hw, 2 * hh), i))
-            self._far_shapes = (shapes, boxes)
+            # Built once per scene, from the index (most nodes of a big graph have no item);
+            # a backward step only regroups them by colour. Edges run straight from centre to
+            # centre: at this zoom a long edge's bends are not worth 50,000 more segments.
+            xy, half = index.xy, index.half
+            ends = index.edge_ends
+            lines = [QLineF(x0, y0, x1, y1) for x0, y0, x1, y1 in
+                     np.concatenate([xy[ends[0]], xy[ends[1]]], axis=1).reshape(-1, 4).tolist()]
+            corners = np.concatenate([xy - half, 2 * half], axis=1).tolist()
+            rects = [QRectF(x, y, w, h) for x, y, w, h in corners]
+            self._far_shapes = (lines, rects)
         edge_shapes, node_shapes = self._far_shapes
         plain, carried = [], []
-        for line, edge in edge_shapes:
-            (carried if edge.carried else plain).append(line)
+        edge_attrs = graph.edges
+        for line, key in zip(edge_shapes, index.edge_keys):
+            (carried if edge_attrs[key].get("grad") is not None else plain).append(line)
         for lines, colour in ((plain, c.edge), (carried, c.covered)):
             if lines:
                 # (A list of QLineF: PySide turns a QPolygonF of point pairs back into Python
@@ -756,8 +827,10 @@ class GraphView(QWidget):
                 painter.drawLines(lines)
         painter.setPen(Qt.PenStyle.NoPen)
         by_colour: dict[str, list] = {}
-        for rect, item in node_shapes:
-            colour = item.far_colour()
+        executing = self.executing
+        node_attrs = graph.nodes
+        for rect, node_id in zip(node_shapes, index.node_ids):
+            colour = far_colour(node_attrs[node_id], c, node_id == executing)
             entry = by_colour.get(id(colour))
             if entry is None:
                 # Palette colours are shared objects: one key per colour without naming it.
@@ -782,28 +855,31 @@ class GraphView(QWidget):
         wanted = self._wanted
         self.scene.blockSignals(True)
         self._clear()
-        colours = self.colours
-        nodes = self.nodes
-        edges = self.edges
         self._edge_layer = edge_layer = self._new_layer(-1)
         self._node_layer = node_layer = self._new_layer(0)
         origin = (0.0, 0.0)
         member_box = self._member_box = {}
+        halves = {}
         for node_id, attrs in graph.nodes(data=True):
-            item = NodeItem(node_id, attrs, colours, node_layer)
-            item.place(*positions.get(node_id, origin))
-            nodes[node_id] = item
+            halves[node_id] = node_half(attrs)
             members = attrs.get("members")
             if members:
                 for member in members:
                     member_box[member] = node_id
+        self._positions = {n: positions.get(n, origin) for n in graph.nodes}
+        self._bends = bends
+        self._index = SceneIndex.build(self._positions, halves, graph.edges, bends)
+        self.nodes.reset(graph.nodes)
+        self.edges.reset(graph.edges)
         self._landmarks = None
-        no_bends = ()
-        for source, target, attrs in graph.edges(data=True):
-            edges[(source, target)] = EdgeItem(nodes[source], nodes[target], attrs, colours,
-                                               bends.get((source, target), no_bends),
-                                               edge_layer)
-        _separate_labels(edges.values())
+        if graph.number_of_nodes() <= LAZY_NODES:
+            # Made now, before their layers join the scene (one addItem adds them in C++);
+            # a bigger graph's items are made as they come into sight (_make_visible).
+            for node_id in graph.nodes:
+                self.nodes[node_id]
+            for key in graph.edges:
+                self.edges[key]
+        self._labels_fresh = True  # placed when first readable (_place_labels)
         self.scene.addItem(edge_layer)
         self.scene.addItem(node_layer)
         self._far = False
@@ -816,9 +892,9 @@ class GraphView(QWidget):
             self.bounds = QRectF()
         # The selection outlives a rebuild, a restart or a re-run after the builder wrote a
         # line: the ids the user picked, in the same order, minus those not drawn now.
-        kept = [node_id for node_id in wanted if node_id in nodes]
+        kept = [node_id for node_id in wanted if node_id in self.nodes]
         for node_id in kept:
-            nodes[node_id].setSelected(True)
+            self.nodes[node_id].setSelected(True)
         self.scene.blockSignals(False)
         # After unblocking: the view learns the new extent from sceneRectChanged (set while
         # blocked, its scroll range stayed the old one and fit/centerOn could not move).
@@ -828,16 +904,52 @@ class GraphView(QWidget):
             self.node_selected.emit(self.selected_id())
             self.selection_changed.emit(list(kept))
 
+    def _make_node(self, node_id: str) -> NodeItem:
+        item = NodeItem(node_id, self.shown_graph.nodes[node_id], self.colours, self._node_layer)
+        item.place(*self._positions[node_id])
+        item.search_hit = node_id in self._hit_boxes
+        item.executing = node_id == self.executing
+        return item
+
+    def _make_edge(self, key: tuple) -> EdgeItem:
+        source, target = key
+        edge = EdgeItem(self.nodes[source], self.nodes[target], self.shown_graph.edges[key],
+                        self.colours, self._bends.get(key, ()), self._edge_layer)
+        if edge.carried:
+            self._labels_stale = True
+        return edge
+
+    def _make_visible(self) -> None:
+        """Make the items of what is in sight, and around it (a big graph's items are made
+        when first needed; zoomed far out none are: the far picture stands for them)."""
+        if (self._drawing or self._index is None or self._far
+                or len(self.edges.made) == len(self.edges)
+                and len(self.nodes.made) == len(self.nodes)):
+            return
+        canvas = self.canvas
+        seen = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
+        w, h = seen.width() / 2, seen.height() / 2
+        area = (seen.left() - w, seen.top() - h, seen.right() + w, seen.bottom() + h)
+        before = len(self.nodes.made), len(self.edges.made)
+        with collector_paused():
+            for node_id in self._index.nodes_in(*area):
+                self.nodes[node_id]
+            for key in self._index.edges_in(*area):
+                self.edges[key]
+            if (len(self.nodes.made), len(self.edges.made)) != before:
+                self._place_labels()
+
     def _update_items(self, graph) -> None:
         changed = graph.graph.get("changed")
         ids = changed if changed is not None else list(graph.nodes)
+        made = self.nodes.made
         for node_id in ids:
-            item = self.nodes.get(node_id)
+            item = made.get(node_id)
             if item is not None:
                 item.set_attrs(graph.nodes[node_id])
                 item.update()
-        for node_id, attrs in graph.nodes(data=True):
-            item = self.nodes[node_id]
+        for node_id, item in made.items():
+            attrs = graph.nodes[node_id]
             if item.attrs is not attrs and changed is not None and node_id not in changed:
                 # Unchanged data, but keep the new snapshot's attrs (executed flags may differ).
                 if attrs.get("executed") != item.attrs.get("executed"):
@@ -849,7 +961,7 @@ class GraphView(QWidget):
         # on edges whose two ends "changed" nothing (TBackward0 → AccumulateGrad runs at the same
         # place in every iteration), so the nodes' change list cannot say which edges to redo.
         # Only an edge whose gradient really differs has its label formatted again.
-        for key, edge in self.edges.items():
+        for key, edge in self.edges.made.items():
             attrs = graph.edges[key]
             if attrs is edge.attrs:
                 continue
@@ -859,6 +971,7 @@ class GraphView(QWidget):
             before = edge.carried, edge.label
             edge.set_attrs(attrs)
             if (edge.carried, edge.label) != before:
+                self._labels_stale = True
                 edge.update()
 
     def _visible_node(self, node_id: str | None) -> str | None:
@@ -944,11 +1057,12 @@ class GraphView(QWidget):
 
     # ------------------------------------------------------------------------------- search
     def _search_changed(self, text: str) -> None:
-        for node_id in self._search_hits:
-            item = self.nodes.get(node_id)
+        for node_id in self._hit_boxes:
+            item = self.nodes.made.get(node_id)
             if item is not None:
                 item.search_hit = False
                 item.update()
+        self._hit_boxes = set()
         query = canonical_spelling(text)
         self._search_hits = []
         self._search_index = -1
@@ -959,8 +1073,10 @@ class GraphView(QWidget):
                 # (An op's id spells its whole path from a named root: by id, exactly.)
                 if query == spellings[0] or any(query in s for s in spellings[1:]):
                     self._search_hits.append(node_id)
-            for node_id in self._search_hits:
-                item = self.nodes.get(self._visible_node(node_id) or "")
+            # The boxes that show a hit: flagged now if made, else when made.
+            self._hit_boxes = {self._visible_node(n) for n in self._search_hits} - {None}
+            for node_id in self._hit_boxes:
+                item = self.nodes.made.get(node_id)
                 if item is not None and not item.search_hit:
                     item.search_hit = True
                     item.update()
@@ -1029,7 +1145,7 @@ class GraphView(QWidget):
         if graph is None:
             return
         groups = {a.get("group") for _, a in graph.nodes(data=True) if a.get("group")}
-        innermost = {g for g in groups if not any(h.startswith(g + ".") for h in groups)}
+        innermost = innermost_groups(groups)
         self.folded_groups = set(innermost) if folded else set()
         self._decided_groups.update(groups)
         if folded:
@@ -1109,37 +1225,50 @@ class GraphView(QWidget):
         they do not overlap one another. Empty when zoomed in enough to read the boxes."""
         if not self.nodes or self.canvas.zoom() >= LOD_TEXT:
             return []
+        metrics = QFontMetricsF(self.landmark_font())
         if self._landmarks is None:
             marks = []
-            for item in self.nodes.values():
-                attrs = item.attrs
+            for node_id, attrs in self.shown_graph.nodes(data=True):
                 kind = attrs.get("kind")
                 if kind == "group":
-                    marks.append((0, item, f"▸ {attrs.get('label')}"))
+                    marks.append((0, node_id, f"▸ {attrs.get('label')}"))
                 elif kind == "tensor" and attrs.get("name"):
-                    marks.append((1, item, attrs["name"]))
+                    marks.append((1, node_id, attrs["name"]))
             marks.sort(key=lambda m: m[0])
-            self._landmarks = [(item, text) for _, item, text in marks]
+            positions = self._positions
+            # [position, text, width]: elided and measured when first drawn, then kept (a fit
+            # of 100,000 nodes has 25,000 names, and 300 are drawn).
+            self._landmarks = [[positions[node_id], text, None] for _, node_id, text in marks]
+            self._landmark_cache = None
         canvas = self.canvas
-        visible = canvas.mapToScene(canvas.viewport().rect()).boundingRect()
-        metrics = QFontMetricsF(self.landmark_font())
+        to_view = canvas.viewportTransform()
+        size = canvas.viewport().size()
+        key = (to_view.m11(), to_view.m22(), to_view.dx(), to_view.dy(), size.width(),
+               size.height())
+        if self._landmark_cache is not None and self._landmark_cache[0] == key:
+            return self._landmark_cache[1]
+        sx, sy, dx, dy, vw, vh = key  # (the view neither rotates nor shears)
         height = metrics.height() + 2
-        taken: list[QRectF] = []
+        taken = BoxSpace()
         out = []
-        for item, text in self._landmarks:
-            x, y = item.xy
-            if not visible.contains(x, y):
+        for mark in self._landmarks:
+            (x, y), text, width = mark
+            px, py = x * sx + dx, y * sy + dy
+            if not (0 <= px <= vw and 0 <= py <= vh):
                 continue
-            text = metrics.elidedText(text, Qt.TextElideMode.ElideRight, 180)
-            width = metrics.horizontalAdvance(text) + 8
-            p = canvas.mapFromScene(QPointF(x, y))
-            box = QRectF(p.x() - width / 2, p.y() - height / 2, width, height)
-            if any(box.intersects(other) for other in taken):
+            if not taken.is_free((px - 4, py - height / 2, px + 4, py + height / 2)):
+                continue  # (its middle is taken: no need to measure it)
+            if width is None:
+                text = mark[1] = metrics.elidedText(text, Qt.TextElideMode.ElideRight, 180)
+                width = mark[2] = metrics.horizontalAdvance(text) + 8
+            box = (px - width / 2, py - height / 2, px + width / 2, py + height / 2)
+            if not taken.is_free(box):
                 continue
-            taken.append(box)
-            out.append((text, box))
+            taken.add(box)
+            out.append((text, QRectF(box[0], box[1], width, height)))
             if len(out) >= MAX_LANDMARKS:
                 break
+        self._landmark_cache = (key, out)
         return out
 
     # ------------------------------------------------------------------------------ overlays
@@ -1174,21 +1303,3 @@ def _same_edge_grads(old: dict, new: dict) -> bool:
         return False
     olds, news = old.get("grads") or (), new.get("grads") or ()
     return len(olds) == len(news) and all(same(a, b) for a, b in zip(olds, news))
-
-
-LABEL_ROW = 20.0  # a grad label's height, and how far apart two labels that would meet go
-
-
-def _separate_labels(edges) -> None:
-    """Edges whose grad labels would sit at one spot (parallel edges, crossings at their middles,
-    a fan-out's edges leaning the same way) get them one row apart, so no label covers another."""
-    taken: dict = {}
-    for edge in edges:
-        x, y = edge.label_anchor_unshifted()
-        (x0, _), (x1, _) = edge.points[0], edge.points[-1]
-        side = x1 < x0 - 1  # labels go on the side an edge leans to: only same-side ones meet
-        key = (round(x / 60.0), round(y / LABEL_ROW), side)
-        k = taken.get(key, 0)
-        taken[key] = k + 1
-        if k:
-            edge.set_label_shift(LABEL_ROW * (k if k % 2 else -k))
