@@ -188,7 +188,7 @@ def bench_backward_step(app, ops: int = 330) -> dict:
             if mode == "1:1":
                 view.canvas.user_moved = True
                 view.canvas.resetTransform()
-                view.canvas.centerOn(view.nodes[_last_executed(graph_a)])
+                view.canvas.centerOn(view.nodes[view._visible_node(_last_executed(graph_a))])
             else:
                 view.canvas.fit_all()
             app.processEvents()
