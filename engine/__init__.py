@@ -79,7 +79,7 @@ from .dtypes import (
     uint8,
 )
 from .ops import api as _api
-from .ops.api import allclose, equal, isclose
+from .ops.api import allclose, broadcast_shapes, equal, isclose, positive
 from .ops.table import spellings as _spellings
 
 # every ``torch.x`` the op table's rows spell (engine/ops/table.py: ``api=``)
@@ -99,6 +99,11 @@ from .tensor import Size, Tensor, device
 from .tensor_format import set_printoptions
 
 __version__ = "2.13.0+gradstep"
+
+
+def detach_(input):
+    """``torch.detach_(x)``: ``x.detach_()``."""
+    return input.detach_()
 
 
 def is_floating_point(input) -> bool:
@@ -144,6 +149,8 @@ from . import _cuda as cuda
 from . import (
     accelerator,
     backends,
+    distributions,
+    linalg,
     utils,
 )
 from .autograd.grad_mode import is_inference_mode_enabled

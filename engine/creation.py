@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import builtins
+import collections
+import collections.abc
 import numbers
 
 import numpy as np
@@ -120,8 +122,19 @@ def _check_ragged(data, depth=0):
             _check_ragged(x, depth + 1)
 
 
+def _plain_sequences(x):
+    """Other sequences (``collections.deque``, ``range``) as lists: PyTorch reads any sequence."""
+    if isinstance(x, (collections.abc.Sequence, collections.deque)) and not isinstance(
+            x, (list, tuple, str, bytes)):
+        return [_plain_sequences(y) for y in x]
+    if isinstance(x, (list, tuple)) and x and not isinstance(x[0], numbers.Number):
+        return [_plain_sequences(y) for y in x]
+    return x
+
+
 def _array_from(data, dtype=None) -> np.ndarray:
     target = None if dtype is None else _dt.to_numpy_dtype(dtype)
+    data = _plain_sequences(data)
     if isinstance(data, Tensor):
         arr = data._data
     elif isinstance(data, np.ndarray):

@@ -68,7 +68,8 @@ class Tensor(metaclass=_TensorMeta):
     __array_priority__ = 1000  # numpy defers ``ndarray * tensor`` to the tensor
 
     def __init__(self, data=None, *args, dtype=None, requires_grad=False):
-        # ``torch.Tensor(2, 3)`` is an uninitialised 2x3 float tensor; ``torch.Tensor([1, 2])`` copies.
+        # ``torch.Tensor(2, 3)`` is an uninitialised 2x3 float tensor; ``torch.Tensor([1, 2])``
+        # copies.
         if args or isinstance(data, int):
             shape = (data, *args) if data is not None else args
             _budget.check_shape(shape)
@@ -128,7 +129,8 @@ class Tensor(metaclass=_TensorMeta):
                 "var_no_grad = var.detach()."
             )
         if value and self._data.dtype.kind not in "f":
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = value
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
@@ -157,9 +159,9 @@ class Tensor(metaclass=_TensorMeta):
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
                 ".grad attribute won't be populated during autograd.backward(). If you indeed want "
                 "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
-                "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
-                "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
-                "informations. (Triggered internally at "
+                "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you "
+                "access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for "
+                "more informations. (Triggered internally at "
                 "/pytorch/build/aten/src/ATen/core/TensorBody.h:489.)",
                 UserWarning,
                 stacklevel=2,
@@ -174,7 +176,8 @@ class Tensor(metaclass=_TensorMeta):
                                 f"type {_type_name(value)}")
             if value.shape != self.shape:
                 raise RuntimeError(
-                    f"attempting to assign a gradient of size '[{', '.join(map(str, value.shape))}]'"
+                    "attempting to assign a gradient of size "
+                    f"'[{', '.join(map(str, value.shape))}]'"
                     f" to a tensor of size '[{', '.join(map(str, self.shape))}]'. Please ensure "
                     "that the gradient and the tensor are the same size"
                 )
@@ -224,7 +227,8 @@ class Tensor(metaclass=_TensorMeta):
         return RemovableHandle(hooks, hook)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        """Compute gradients of this tensor with respect to the graph's leaves (see ``autograd``)."""
+        """Compute gradients of this tensor with respect to the graph's leaves (see
+        ``autograd``)."""
         global _backward
         if _backward is None:  # imported once: an import statement per call costs ~1 us
             from .autograd.functional import backward as _backward
@@ -247,7 +251,11 @@ class Tensor(metaclass=_TensorMeta):
     def detach_(self) -> "Tensor":
         if self._base is not None and self.grad_fn is not None:
             raise RuntimeError(
-                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+                "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+                "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+                "function in torch/optim/optimizer.py as the solution."
             )
         self.grad_fn = None
         self._requires_grad = False
@@ -330,7 +338,8 @@ class Tensor(metaclass=_TensorMeta):
     def numpy(self, force: bool = False) -> np.ndarray:
         if self.requires_grad and not force:
             raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
             )
         return self._data
 
@@ -387,7 +396,10 @@ class Tensor(metaclass=_TensorMeta):
     def __deepcopy__(self, memo):
         if not self.is_leaf:
             raise RuntimeError(
-                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment.  If you were attempting to deepcopy a module, this may be because of a torch.nn.utils.weight_norm usage, see https://github.com/pytorch/pytorch/pull/103001"
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                "because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
             )
         t = Tensor._wrap(self._data.copy())
         t._requires_grad = self._requires_grad

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..dtypes import c_type_name, result_type, scalar_type_name
 from ..events import OP_RECORDED, hub
-from ..ops.dispatch import edge
+from ..ops.dispatch import edge, scalar_array
 from ..ops.table import OPS
 from .grad_mode import state as grad_state
 from .node import Node
@@ -89,7 +89,7 @@ def apply_inplace(op, self, other=None, **params):
                 "broadcast "
                 f"shape [{', '.join(map(str, target or other_t.shape))}]"
             )
-    cast = [a.astype(dt, copy=False) if isinstance(a, np.ndarray) else np.asarray(a, dtype=dt)
+    cast = [a.astype(dt, copy=False) if isinstance(a, np.ndarray) else scalar_array(a, dt)
             for a in args]
     out = op.forward(*cast, **params) if params else op.forward(*cast)
     needs = grad_state.enabled and op.vjps is not None and (
@@ -130,14 +130,20 @@ def apply_inplace(op, self, other=None, **params):
             node.ans = self._data
             node.ans_counter = self._version
             node.ans_version = self._version.value
-        if _rebases(self):
-            node = rebase_on_base(self, node, self._data)
-        self.grad_fn = node
-        self._requires_grad = True
-        self._retains_grad = False
-        if hub.active:
-            hub.emit(OP_RECORDED, node=node, output=self)
+        take_history(self, node)
     return self
+
+
+def take_history(self, node) -> None:
+    """``self`` (just written in place) gets ``node`` as its ``grad_fn``; written through a view,
+    the view's base records the write (``rebase_on_base``)."""
+    if _rebases(self):
+        node = rebase_on_base(self, node, self._data)
+    self.grad_fn = node
+    self._requires_grad = True
+    self._retains_grad = False
+    if hub.active:
+        hub.emit(OP_RECORDED, node=node, output=self)
 
 
 def _needed(op, i, self, other_t) -> bool:

@@ -113,7 +113,8 @@ class Node:
         return out
 
     def register_hook(self, fn):
-        raise RuntimeError("register_hook on a grad_fn is not supported by the engine; use tensor hooks")
+        raise RuntimeError(
+            "register_hook on a grad_fn is not supported by the engine; use tensor hooks")
 
     def register_prehook(self, fn):
         hooks = self.pre_hooks if self.pre_hooks is not None else {}
@@ -285,7 +286,8 @@ def _modified_error(dtype, shape, producer, current, version) -> RuntimeError:
 
 
 def _reduce_to(g, shape, dtype):
-    """Undo broadcasting: sum ``g`` down to ``shape`` (done once here, so rules stay shape-agnostic)."""
+    """Undo broadcasting: sum ``g`` down to ``shape`` (done once here, so rules stay
+    shape-agnostic)."""
     if g is None:
         return None
     gshape = g.shape
@@ -317,86 +319,81 @@ def _reduce_to(g, shape, dtype):
     return g
 
 
-class UnbindNode(Node):
-    """PyTorch's UnbindBackward0: one node for all the outputs of ``unbind`` (iterating a tensor
-    unbinds it), output k being the k-th slice along ``dim``. Its gradient is the outputs'
-    gradients stacked along ``dim``, zeros for the outputs no gradient reached."""
+class _JoinNode(Node):
+    """One node for all the outputs of an op that cuts its input along ``dim``: its gradient
+    joins the outputs' gradients back along ``dim``, zeros for the outputs no gradient reached."""
 
     __slots__ = ()
+    stacks = False  # stack the pieces (unbind) rather than concatenate them (split)
 
-    def apply(self, grads):
-        if self.next_functions[0][0] is None:
-            return [None]
-        ref = None
-        for g in grads:
-            if g is not None:
-                ref = g
-                break
-        if ref is None:
-            return [None]
-        shape, dtype = self.input_meta[0]
-        parts = [g if g is not None else np.zeros_like(ref) for g in grads]
-        out = np.stack(parts, axis=self.params["dim"])
-        return [out if out.dtype == dtype else out.astype(dtype)]
+    def _piece_shapes(self):
+        shape, dim = self.input_meta[0][0], self.params["dim"]
+        if self.stacks:
+            return [shape[:dim] + shape[dim + 1:]] * self.num_outputs
+        return [shape[:dim] + (n,) + shape[dim + 1:] for n in self.params["sizes"]]
 
-    def apply_traced(self, grads):
-        """``apply`` on Tensors that record their graph (``create_graph=True``)."""
-        from ..ops import api
-
+    def _joined(self, grads, zeros, join, cast):
         if self.next_functions[0][0] is None:
             return [None]
         ref = next((g for g in grads if g is not None), None)
         if ref is None:
             return [None]
-        parts = [g if g is not None else ref.__class__._wrap(np.zeros_like(ref._data))
-                 for g in grads]
-        out = api.stack(parts, self.params["dim"])
-        dtype = self.input_meta[0][1]
-        return [out if out._data.dtype == dtype else api.to(out, dtype)]
+        parts = [g if g is not None else zeros(ref, s)
+                 for g, s in zip(grads, self._piece_shapes())]
+        return [cast(join(parts, self.params["dim"]), self.input_meta[0][1])]
+
+    def apply(self, grads):
+        join = np.stack if self.stacks else np.concatenate
+        return self._joined(grads, lambda ref, s: np.zeros_like(ref, shape=s),
+                            lambda parts, dim: join(parts, axis=dim),
+                            lambda out, dt: out if out.dtype == dt else out.astype(dt))
+
+    def apply_traced(self, grads):
+        """``apply`` on Tensors that record their graph (``create_graph=True``)."""
+        from ..ops import api
+
+        return self._joined(
+            grads, lambda ref, s: ref.__class__._wrap(np.zeros_like(ref._data, shape=s)),
+            api.stack if self.stacks else api.cat,
+            lambda out, dt: out if out._data.dtype == dt else api.to(out, dt))
 
 
-class SplitNode(Node):
+class UnbindNode(_JoinNode):
+    """PyTorch's UnbindBackward0: one node for all the outputs of ``unbind`` (iterating a tensor
+    unbinds it), output k being the k-th slice along ``dim``. Its gradient is the outputs'
+    gradients stacked along ``dim``, zeros for the outputs no gradient reached."""
+
+    __slots__ = ()
+    stacks = True
+
+
+class SplitNode(_JoinNode):
     """PyTorch's SplitBackward0 / SplitWithSizesBackward0: one node for all the outputs of
     ``split`` / ``chunk`` (output k the k-th piece along ``dim``, of ``sizes[k]``). Its gradient
     is the outputs' gradients concatenated along ``dim``, zeros for the outputs none reached."""
 
     __slots__ = ()
 
-    def _pieces(self, grads, zeros):
-        dim, sizes = self.params["dim"], self.params["sizes"]
-        shape = self.input_meta[0][0]
-        parts = []
-        for g, n in zip(grads, sizes):
-            if g is None:
-                g = zeros(shape[:dim] + (n,) + shape[dim + 1:])
-            parts.append(g)
-        return parts
+
+class PairNode(Node):
+    """One node for an op's two differentiable outputs (``var_mean``, ``std_mean``, ``aminmax``):
+    the row's ``pair_grad(grads, **params)`` (``engine/ops/table.py``) gives the input's
+    gradient from both outputs' gradients, None for an output no gradient reached."""
+
+    __slots__ = ()
 
     def apply(self, grads):
-        if self.next_functions[0][0] is None:
+        if self.next_functions[0][0] is None or all(g is None for g in grads):
             return [None]
-        ref = next((g for g in grads if g is not None), None)
-        if ref is None:
-            return [None]
+        from ..ops.table import pair_grad
+
+        out = pair_grad(self.op.name, grads, **self.params)
         dtype = self.input_meta[0][1]
-        parts = self._pieces(grads, lambda s: np.zeros_like(ref, shape=s))
-        out = np.concatenate(parts, axis=self.params["dim"])
         return [out if out.dtype == dtype else out.astype(dtype)]
 
     def apply_traced(self, grads):
-        """``apply`` on Tensors that record their graph (``create_graph=True``)."""
-        from ..ops import api
-
-        if self.next_functions[0][0] is None:
-            return [None]
-        ref = next((g for g in grads if g is not None), None)
-        if ref is None:
-            return [None]
-        parts = self._pieces(grads, lambda s: ref.__class__._wrap(np.zeros_like(ref._data,
-                                                                                  shape=s)))
-        out = api.cat(parts, self.params["dim"])
-        dtype = self.input_meta[0][1]
-        return [out if out._data.dtype == dtype else api.to(out, dtype)]
+        raise NotImplementedError(
+            f"create_graph=True through {self.name()} is not supported by the engine")
 
 
 class AccumulateGrad:

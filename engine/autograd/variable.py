@@ -1,4 +1,5 @@
-"""``Variable``: the deprecated pre-0.4 wrapper. As in PyTorch, calling it returns a plain Tensor."""
+"""``Variable``: the deprecated pre-0.4 wrapper. As in PyTorch, calling it returns a plain
+Tensor."""
 
 from __future__ import annotations
 

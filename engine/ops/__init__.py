@@ -1,1 +1,2 @@
-"""The op table (``table``), the recorder (``dispatch``) and the functions built on them (``api``)."""
+"""The op table (``table``), the recorder (``dispatch``) and the functions built on them
+(``api``)."""

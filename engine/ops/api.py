@@ -29,7 +29,8 @@ def _tensor(x):
 
 
 def _as_tensor_arg(x):
-    """Tensors pass through; numpy arrays and lists become constant tensors; scalars stay scalars."""
+    """Tensors pass through; numpy arrays and lists become constant tensors; scalars stay
+    scalars."""
     cls = x.__class__
     if cls is _T or cls is float or cls is int or cls in _TT:  # the common cases first
         return x
@@ -311,7 +312,9 @@ _MADE: dict = {}  # {row name: the function made from it}, bound below under its
 for _op in OPS.values():
     if _op.make is not None:
         _fn = _MADE[_op.name] = _MAKERS[_op.make](_op)
-        _names = [s_[len("torch."):] for s_ in _op.api if s_.startswith("torch.")]
+        # (``torch.x_``, the in-place method as a function, is made below)
+        _names = [s_[len("torch."):] for s_ in _op.api
+                  if s_.startswith("torch.") and not s_.endswith("_")]
         _fn.__name__ = _fn.__qualname__ = _names[0] if _names else _op.name
         for _name in _names:
             globals()[_name] = _fn
@@ -385,7 +388,8 @@ def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return _T._wrap(np.isclose(input._data, _data_of(other), rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return _T._wrap(np.isclose(input._data, _data_of(other), rtol=rtol, atol=atol,
+                               equal_nan=equal_nan))
 
 
 def _data_of(x):
@@ -646,6 +650,12 @@ def _prod(input, dim, keepdim, dtype, method):
 
 
 def _var_std(name, input, dim, unbiased, keepdim, correction, method=False):
+    dim, correction = _var_std_args(name, input, dim, unbiased, correction, method)
+    return apply(OPS[name], input, dim=dim, correction=correction, keepdim=keepdim)
+
+
+def _var_std_args(name, input, dim, unbiased, correction, method=False):
+    """var/std's (dim, correction) as PyTorch parses them (dim a sorted tuple or None)."""
     if isinstance(dim, bool):  # ``x.var(False)``: the unbiased overload
         dim, unbiased = None, dim
     if unbiased is not None and correction is not None:
@@ -655,7 +665,8 @@ def _var_std(name, input, dim, unbiased, keepdim, correction, method=False):
     if dim is not None and not (_is_int(dim) or isinstance(dim, (list, tuple))):
         raise _invalid_combination(name, *((dim,) if method else (input, dim)))
     if input._data.dtype.kind not in "fc":
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+        raise RuntimeError(f"{name if name.endswith('_mean') else 'std and var'} only support "
+                           "floating point and complex dtypes")
     if dim is not None:
         if isinstance(dim, (list, tuple)):
             dims = _norm_dims(tuple(dim), input.ndim)
@@ -669,9 +680,9 @@ def _var_std(name, input, dim, unbiased, keepdim, correction, method=False):
         warnings.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "reduction factor (input numel divided by output numel).",
-            UserWarning, stacklevel=3,
+            UserWarning, stacklevel=4,
         )
-    return apply(OPS[name], input, dim=dim, correction=correction, keepdim=keepdim)
+    return dim, correction
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
@@ -726,8 +737,8 @@ def _mat_error(a, b):
         )
     if a.ndim == 1 and b.ndim == 1:
         return RuntimeError(
-            f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the same number "
-            f"of elements, but got {sa[0]} and {sb[0]} elements respectively"
+            f"inconsistent tensor size, expected tensor [{sa[0]}] and src [{sb[0]}] to have the "
+            f"same number of elements, but got {sa[0]} and {sb[0]} elements respectively"
         )
     if a.ndim == 1 and b.ndim == 2:
         return RuntimeError(
@@ -802,6 +813,8 @@ def _bmm(a, b):
         raise RuntimeError(
             f"expected scalar type {_dtype_title(a)} but found {_dtype_title(b)}"
         )
+    if a._data.dtype == np.bool_:
+        raise NotImplementedError('"bmm" not implemented for \'Bool\'')
     return apply(OPS["bmm"], a, b)
 
 
@@ -942,6 +955,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 # -- shape -----------------------------------------------------------------------------------------
 
+def _invalid_shape(shape, numel) -> str:
+    return f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}"
+
+
 def _infer_shape(shape, numel):
     shape = list(shape)
     if shape.count(-1) > 1:
@@ -949,10 +966,10 @@ def _infer_shape(shape, numel):
     if -1 in shape:
         known = int(np.prod([s for s in shape if s != -1]))
         if known == 0 or numel % known:
-            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+            raise RuntimeError(_invalid_shape(shape, numel))
         shape[shape.index(-1)] = numel // known
     if int(np.prod(shape)) != numel:
-        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        raise RuntimeError(_invalid_shape(shape, numel))
     return tuple(shape)
 
 
@@ -1007,7 +1024,7 @@ def transpose(input, dim0, dim1):
     return apply(OPS["transpose"], input, dim0=d0, dim1=d1)
 
 
-swapaxes = transpose
+swapaxes = swapdims = transpose
 
 
 def t(input):
@@ -1025,6 +1042,44 @@ def permute(input, *dims):
             f"equal to len(dims) = {len(dims)}"
         )
     return apply(OPS["permute"], input, dims=tuple(_norm_dim(d, input.ndim) for d in dims))
+
+
+def movedim(input, source, destination):
+    """PyTorch's movedim: always one permute (PermuteBackward0), also when nothing moves."""
+    src = list(source) if isinstance(source, (tuple, list)) else [source]
+    dst = list(destination) if isinstance(destination, (tuple, list)) else [destination]
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({_dim_list(src)} dims) should "
+            f"contain the same number of dims as destination ({_dim_list(dst)} dims)")
+    n = input.ndim
+    src = [_norm_dim(d, n) for d in src]
+    dst = [_norm_dim(d, n) for d in dst]
+    for name, dims in (("source", src), ("destination", dst)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({_dim_list(dims)})")
+    order = [-1] * builtins.max(n, 1)
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    order = [next(rest) if o == -1 else o for o in order][:n]
+    return apply(OPS["permute"], input, dims=tuple(order))
+
+
+moveaxis = movedim
+
+
+def _dim_list(dims) -> str:
+    return f"[{', '.join(map(str, dims))}]"
+
+
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    n = input.ndim
+    d1, d2 = _norm_dim(dim1, n), _norm_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return apply(OPS["diagonal"], input, offset=int(offset), dim1=d1, dim2=d2,
+                 shape=input._data.shape)
 
 
 def squeeze(input, dim=None, _node=None):
@@ -1046,7 +1101,8 @@ def expand(input, *sizes):
     lead = len(sizes) - input.ndim
     if lead < 0:
         raise RuntimeError(
-            f"expand(torch.FloatTensor{{[{', '.join(map(str, input.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+            f"expand(torch.FloatTensor{{[{', '.join(map(str, input.shape))}]}}, "
+            f"size=[{', '.join(map(str, sizes))}]): "
             f"the number of sizes provided ({len(sizes)}) must be greater or equal to the number "
             f"of dimensions in the tensor ({input.ndim})"
         )
@@ -1056,8 +1112,9 @@ def expand(input, *sizes):
     for i, s in enumerate(input.shape):
         if s != 1 and s != target[i + lead]:
             raise RuntimeError(
-                f"The expanded size of the tensor ({target[i + lead]}) must match the existing size ({s}) at "
-                f"non-singleton dimension {i + lead}.  Target sizes: [{', '.join(map(str, sizes))}].  "
+                f"The expanded size of the tensor ({target[i + lead]}) must match the existing "
+                f"size ({s}) at non-singleton dimension {i + lead}.  Target sizes: "
+                f"[{', '.join(map(str, sizes))}].  "
                 f"Tensor sizes: [{', '.join(map(str, input.shape))}]"
             )
     return apply(OPS["expand"], input, shape=target)
@@ -1124,7 +1181,8 @@ def stack(tensors, dim=0):
     for i, t in enumerate(tensors[1:], 1):
         if t.shape != tensors[0].shape:
             raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got [{', '.join(map(str, tensors[0].shape))}] "
+                "stack expects each tensor to be equal size, but got "
+                f"[{', '.join(map(str, tensors[0].shape))}] "
                 f"at entry 0 and [{', '.join(map(str, t.shape))}] at entry {i}"
             )
     return apply_variadic("stack", tensors, dim=d)
@@ -1143,17 +1201,24 @@ def unbind(input, dim=0):
     if input._data.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _norm_dim(dim, input._data.ndim)
-    data = input._data
     lead = (slice(None),) * d
+    # the Ellipsis keeps a 0-d slice a view
+    pieces = [lead + (i, ...) for i in range(input._data.shape[d])]
+    return _views_of(input, pieces, UnbindNode, _UNBIND, {"dim": d})
+
+
+def _views_of(input, pieces, node_cls, op, params):
+    """``input[piece]`` for each piece, views that one ``node_cls`` node records for all (output
+    k is piece k), as PyTorch's unbind and split."""
+    data = input._data
     base = input if input._base is None else input._base
     node = None
     if input._requires_grad and grad_state.enabled:
-        node = UnbindNode(_UNBIND, {"dim": d}, (edge(input),), ((data.shape, data.dtype),), None,
-                          None, None)
-        node.num_outputs = data.shape[d]
+        node = node_cls(op, params, (edge(input),), ((data.shape, data.dtype),), None, None, None)
+        node.num_outputs = len(pieces)
     outs = []
-    for i in range(data.shape[d]):
-        t = _T._wrap(data[lead + (i, ...)])  # the Ellipsis keeps a 0-d slice a view
+    for i, piece in enumerate(pieces):
+        t = _T._wrap(data[piece])
         t._base = base
         t._version = input._version
         t._multi_view = True
@@ -1527,26 +1592,26 @@ def _inplace_by_op(op, self, *args, **params):
     masked_fill_...): the op's result, written into self; self's grad_fn is the op's node (on a
     view: moved onto the base, as any in-place write)."""
     from ..autograd import inplace as _inplace_mod
-    from ..events import OP_RECORDED, hub
+    from ..events import hub
 
     _check_inplace(self)
+    source = self
+    if "x" in op.saves:
+        # the node keeps self's value from before the write (PyTorch saves the original self):
+        # a stand-in holding a copy, with self's history
+        source = _T._wrap(self._data.copy())
+        source._requires_grad, source.grad_fn = self._requires_grad, self.grad_fn
+        source._output_nr = self._output_nr
     active = hub.active
     hub.active = False  # the node is announced below, with self as its output
     try:
-        out = apply(op, self, *args, **params)
+        out = apply(op, source, *args, **params)
     finally:
         hub.active = active
     np.copyto(self._data, out._data, casting="unsafe")
     self._version.value += 1
-    node = out.grad_fn
-    if node is not None:
-        if _inplace_mod._rebases(self):
-            node = _inplace_mod.rebase_on_base(self, node, self._data)
-        self.grad_fn = node
-        self._requires_grad = True
-        self._retains_grad = False
-        if hub.active:
-            hub.emit(OP_RECORDED, node=node, output=self)
+    if out.grad_fn is not None:
+        _inplace_mod.take_history(self, out.grad_fn)
     return self
 
 
@@ -1851,35 +1916,11 @@ def _split_views(input, d, sizes, op_name):
     SplitWithSizesBackward0), as unbind's."""
     from ..autograd.node import SplitNode
 
-    data = input._data
-    base = input if input._base is None else input._base
-    node = None
-    if input._requires_grad and grad_state.enabled:
-        node = SplitNode(_NODE_OPS[op_name], {"dim": d, "sizes": tuple(sizes)}, (edge(input),),
-                         ((data.shape, data.dtype),), None, None, None)
-        node.num_outputs = len(sizes)
-    outs = []
-    start = 0
     lead = (slice(None),) * d
-    for i, n in enumerate(sizes):
-        t = _T._wrap(data[lead + (slice(start, start + n), ...)])
-        start += n
-        t._base = base
-        t._version = input._version
-        t._multi_view = True
-        t._requires_grad = input._requires_grad
-        if node is not None:
-            t._requires_grad = True
-            t.grad_fn = node
-            t._output_nr = i
-        outs.append(t)
-    if node is not None:
-        from ..events import OP_RECORDED, hub
-
-        if hub.active:
-            for t in outs:
-                hub.emit(OP_RECORDED, node=node, output=t)
-    return tuple(outs)
+    ends = np.cumsum([0, *sizes]).tolist()
+    pieces = [lead + (slice(a, b), ...) for a, b in zip(ends, ends[1:])]
+    return _views_of(input, pieces, SplitNode, _NODE_OPS[op_name],
+                     {"dim": d, "sizes": tuple(sizes)})
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -2044,6 +2085,33 @@ def _type_method(self, dtype=None, non_blocking=False, **kwargs):
     return to(self, dtype)
 
 
+def _invert(self):
+    if self._data.dtype.kind == "f":
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return _MADE["bitwise_not"](self)
+
+
+def _operand(o) -> bool:
+    """What a Tensor's binary operator takes: a tensor or a number (a list is refused, as by
+    PyTorch's operators, though its functions take one)."""
+    return isinstance(o, (_T, numbers.Number))
+
+
+def _bitwise_operators():
+    out = {}
+    for name, dunder in (("and", "and"), ("or", "or"), ("xor", "xor"), ("left_shift", "lshift"),
+                         ("right_shift", "rshift")):
+        fn = _MADE[f"bitwise_{name}"]
+        out[f"__{dunder}__"] = lambda self, o, fn=fn: fn(self, o) if _operand(o) \
+            else NotImplemented
+        out[f"__r{dunder}__"] = lambda self, o, fn=fn: fn(o, self) if _operand(o) \
+            else NotImplemented
+        out[f"__i{dunder}__"] = lambda self, o, name=name: inplace(f"bitwise_{name}", self, o) \
+            if _operand(o) else NotImplemented
+    return out
+
+
 _METHODS = {
     "sum": _sum_method, "mean": _mean_method, "prod": _prod_method, "var": _var_method,
     "std": _std_method, "cumsum": _cumsum_method,
@@ -2073,18 +2141,13 @@ _DUNDERS = {
     "__mod__": lambda self, o: remainder(self, o),
     "__rpow__": lambda self, o: pow(o, self),
     "__rmatmul__": lambda self, o: matmul(o, self),
-    # bool tensors: the logical rows; integers: numpy's bitwise operators, recording nothing
-    "__and__": lambda self, o: _MADE["logical_and"](self, o) if self._data.dtype == np.bool_
-    else _bitwise(np.bitwise_and, self, o),
-    "__or__": lambda self, o: _MADE["logical_or"](self, o) if self._data.dtype == np.bool_
-    else _bitwise(np.bitwise_or, self, o),
-    "__invert__": lambda self: _MADE["logical_not"](self) if self._data.dtype == np.bool_
-    else _T._wrap(~self._data),
+    "__invert__": _invert,
     "__getitem__": getitem, "__setitem__": setitem,
     "__iadd__": lambda self, o: inplace("add", self, o),
     "__isub__": lambda self, o: inplace("sub", self, o),
     "__imul__": lambda self, o: inplace("mul", self, o),
     "__itruediv__": lambda self, o: inplace("div", self, o),
+    **_bitwise_operators(),
 }
 _NOT_OPS = {
     "equal": equal, "allclose": allclose,
@@ -2121,7 +2184,7 @@ def _method(name, ops):
     if name.startswith("__"):
         # an operator: written here, or the function of a row with ``make`` (``-x``: neg)
         return _DUNDERS[name] if name in _DUNDERS else _MADE[ops[0].name]
-    if name.endswith("_") and name not in globals():
+    if name.endswith("_") and (name not in globals() or name in _TORCH_INPLACE):
         op = ops[0]
         return _unary_inplace(op) if op.make == "unary" else _make_inplace(op.name)
     return _PLAIN.get(name) or globals()[name]
@@ -2148,14 +2211,11 @@ def install_methods(T) -> None:
         setattr(T, name, fn)
 
 
-def _bitwise(fn, a, b):
-    return _T._wrap(fn(a._data, _data_of(b)))
-
-
 def _make_inplace(name):
     def method(self, other=None, *args, **kwargs):
         if name == "clamp":
-            return inplace("clamp", self, None, min=kwargs.get("min", other), max=kwargs.get("max", args[0] if args else None))
+            return inplace("clamp", self, None, min=kwargs.get("min", other),
+                           max=kwargs.get("max", args[0] if args else None))
         if name == "pow":
             return inplace("pow", self, None, exponent=other)
         alpha = kwargs.get("alpha", 1)
@@ -2171,6 +2231,41 @@ def _cuda_of(device):
     from ..device import cuda_of
 
     cuda_of(device)
+
+
+def _torch_inplace(name):
+    """``torch.<name>(input, ...)``: the in-place method ``input.<name>(...)``."""
+    def fn(input, *args, **kwargs):
+        if not isinstance(input, _T):
+            raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                            f"{type(input).__name__}")
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+# ops written in modules of their own, on the functions above; their public functions are this
+# module's (``torch.x`` and ``Tensor.x`` are found here)
+from . import composite as _composite  # noqa: E402
+from . import einsum as _einsum_module  # noqa: E402
+from . import numeric as _numeric  # noqa: E402
+
+for _module in (_composite, _einsum_module, _numeric):
+    globals().update({_name: _fn for _name, _fn in vars(_module).items()
+                      if not _name.startswith("_") and callable(_fn)
+                      and getattr(_fn, "__module__", None) == _module.__name__})
+for _name in ("cumprod", "logsumexp", "nansum", "nanmean", "cummax", "cummin", "mode",
+              "logcumsumexp", "count_nonzero"):
+    globals()[_name] = _numpy_kw(globals()[_name])
+del _module
+
+_TORCH_INPLACE = {_name for _name in _spellings("torch.")
+                  if _name.endswith("_") and _name not in globals()}
+for _name in _TORCH_INPLACE:
+    globals()[_name] = _torch_inplace(_name)
+del _name
+
 
 
 __all__ = [n for n in dir() if not n.startswith("_")]

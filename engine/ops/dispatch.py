@@ -80,7 +80,7 @@ def apply(op: Op, *args, **params):
         if op.floating and dt.kind != "f":
             dt = _dtypes.DEFAULT_FLOAT  # read each time: torch.set_default_dtype changes it
         arrays = [
-            a.astype(dt, copy=False) if isinstance(a, np.ndarray) else np.asarray(a, dtype=dt)
+            a.astype(dt, copy=False) if isinstance(a, np.ndarray) else scalar_array(a, dt)
             for a in arrays
         ]
     if _budget.guard is not None:  # a script's limits: the result's size, before computing it
@@ -112,6 +112,14 @@ def apply(op: Op, *args, **params):
     return result
 
 
+def scalar_array(a, dt):
+    """A Python number as an array of ``dt``."""
+    try:
+        return np.asarray(a, dtype=dt)
+    except OverflowError:  # ``uint8_tensor & -1``: PyTorch wraps the number round, as C casts
+        return np.asarray(a).astype(dt)
+
+
 # the rows whose result is the broadcast of their inputs' shapes
 _BROADCASTING = frozenset(
     OPS[name] for name in (
@@ -120,7 +128,7 @@ _BROADCASTING = frozenset(
         "clamp_tensor masked_fill masked_fill_tensor div_scalar mul_scalar add_scalar eq ne lt "
         "le gt ge logical_and logical_or atan2 mse_loss binary_cross_entropy "
         "binary_cross_entropy_with_logits"
-    ).split() if name in OPS)
+    ).split() if name in OPS) | {op for op in OPS.values() if op.make == "binary"}
 
 
 def _mm_size(shapes, params):

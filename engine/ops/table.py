@@ -238,7 +238,8 @@ row("sub", "SubBackward0", lambda x, y, alpha=1: x - y if alpha == 1 else x - al
     lambda g, ans, x, y, alpha=1: g,
     lambda g, ans, x, y, alpha=1: -g if alpha == 1 else -g * alpha,
     param_defaults={"alpha": 1},
-    api="torch.sub torch.subtract Tensor.sub Tensor.subtract Tensor.sub_ Tensor.__sub__ "
+    api="torch.diff Tensor.diff torch.sub torch.subtract Tensor.sub Tensor.subtract Tensor.sub_ "
+        "Tensor.__sub__ "
         "Tensor.__isub__",
     group="Arithmetic",
     note="passes the grad to the first input and its negative to the second")
@@ -249,8 +250,9 @@ row("rsub", "RsubBackward1", lambda x, y: y - x, lambda g, ans, x, y=None: -g, i
 row("mul", "MulBackward0", np.multiply,
     lambda g, ans, x, y: g * y, lambda g, ans, x, y: g * x, saves="xy",
     save_if={0: (1,), 1: (0,)},
-    api="torch.mul torch.multiply Tensor.mul Tensor.multiply Tensor.mul_ Tensor.__mul__ "
-        "Tensor.__rmul__ Tensor.__imul__ torch.outer Tensor.outer torch.ger Tensor.ger",
+    api="torch.dropout torch.mul torch.multiply Tensor.mul Tensor.multiply Tensor.mul_ "
+        "Tensor.__mul__ Tensor.__rmul__ Tensor.__imul__ torch.outer Tensor.outer torch.ger "
+        "Tensor.ger",
     group="Arithmetic",
     note="multiplies the grad by the other factor: grad_a = grad · b, grad_b = grad · a "
          "(for t * t both edges go to t and are summed)")
@@ -262,11 +264,14 @@ row("div", "DivBackward0", np.true_divide,
     group="Arithmetic",
     note="grad_a = grad / b, grad_b = −grad · a / b²")
 row("neg", "NegBackward0", np.negative, lambda g, ans, x: -g,
-    api="torch.neg torch.negative Tensor.neg Tensor.neg_ Tensor.__neg__",
+    api="Tensor.negative Tensor.negative_ torch.neg torch.negative Tensor.neg Tensor.neg_ "
+        "Tensor.__neg__",
     make="unary", group="Arithmetic",
     note="negates the grad")
 row("pow", "PowBackward0", lambda x, exponent: x ** exponent, _pow_base_grad, saves="x",
-    api="torch.pow torch.square Tensor.pow Tensor.square Tensor.pow_ Tensor.__pow__",
+    api="torch.float_power Tensor.float_power torch.pow torch.square Tensor.pow Tensor.square "
+        "Tensor.square_ "
+        "Tensor.pow_ Tensor.__pow__",
     group={"pow": "Arithmetic", "square": "Pointwise"},
     note="grad · n · xⁿ⁻¹ (the exponent is a number)")
 row("pow_tensor", "PowBackward1", np.power,
@@ -379,24 +384,23 @@ row("mean_dim", "MeanBackward1",
     int_lists=("dim",),
     api="torch.mean Tensor.mean",
     note="expands the grad over the averaged dimensions, divided by their size")
-row("max", "MaxBackward1", lambda x: np.max(x),
-    lambda g, ans, x: _minmax_grad(g, ans, x, None, False), saves="xr",
-    api="torch.max Tensor.max", group="Reductions",
-    note="the max of all elements: the grad is split evenly among the elements equal to it, zero "
-         "elsewhere")
-row("min", "MinBackward1", lambda x: np.min(x),
-    lambda g, ans, x: _minmax_grad(g, ans, x, None, False), saves="xr",
-    api="torch.min Tensor.min", group="Reductions",
-    note="the min of all elements: the grad is split evenly among the elements equal to it, zero "
-         "elsewhere")
-row("max_dim", "MaxBackward0", _max_over,
-    lambda g, ans, x, dim, keepdim: _minmax_grad(g, ans, x, dim, keepdim), saves="xr",
-    api="torch.max Tensor.max",
-    note="along dim: the grad goes to the element whose index the max returned, zero elsewhere")
-row("min_dim", "MinBackward0", _min_over,
-    lambda g, ans, x, dim, keepdim: _minmax_grad(g, ans, x, dim, keepdim), saves="xr",
-    api="torch.min Tensor.min",
-    note="along dim: the grad goes to the element whose index the min returned, zero elsewhere")
+for _kind, _over in (("max", _max_over), ("min", _min_over)):
+    row(_kind, f"{_kind.title()}Backward1", lambda x, over=_over: over(x, None, False),
+        lambda g, ans, x: _minmax_grad(g, ans, x, None, False), saves="xr",
+        api=f"torch.{_kind} Tensor.{_kind}", group="Reductions",
+        note=f"the {_kind} of all elements: the grad is split evenly among the elements equal to "
+             "it, zero elsewhere")
+    row(f"{_kind}_dim", f"{_kind.title()}Backward0", _over,
+        lambda g, ans, x, dim, keepdim: _minmax_grad(g, ans, x, dim, keepdim), saves="xr",
+        api=f"torch.{_kind} Tensor.{_kind}",
+        note=f"along dim: the grad goes to the element whose index the {_kind} returned, zero "
+             "elsewhere")
+    row(f"a{_kind}", f"A{_kind}Backward0", _over,
+        lambda g, ans, x, dim, keepdim: _amax_grad(g, ans, x, dim, keepdim), saves="xr",
+        api=f"torch.a{_kind} Tensor.a{_kind}",
+        note=f"the grad is split evenly among the elements equal to their slice's {_kind}, zero "
+             "elsewhere")
+del _kind, _over
 row("softmax", "SoftmaxBackward0", lambda x, dim: _softmax(x, dim),
     lambda g, ans, x, dim: ans * (g - (g * ans).sum(axis=dim, keepdims=True)), saves="r",
     floating=True,
@@ -422,7 +426,8 @@ def _mm_grad_b(g, ans, a, b, cols=None):
 row("mm", "MmBackward0", lambda a, b, cols=None: np.matmul(a, b), _mm_grad_a, _mm_grad_b,
     saves="xy",
     roles=("self", "mat2"), save_if={0: (1,), 1: (0,)},
-    api="torch.mm Tensor.mm torch.matmul Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__",
+    api="torch.tensordot torch.mm Tensor.mm torch.matmul Tensor.matmul Tensor.__matmul__ "
+        "Tensor.__rmatmul__",
     group={"mm": "Matrix", "matmul": "Matrix"},
     note="grad_a = grad @ bᵀ, grad_b = aᵀ @ grad")
 row("mv", "MvBackward0", np.matmul,
@@ -439,7 +444,8 @@ row("dot", "DotBackward0", np.dot,
     note="grad_a = grad · b, grad_b = grad · a")
 row("bmm", "BmmBackward0", np.matmul, _matmul_vjp_a, _matmul_vjp_b, saves="xy",
     roles=("self", "mat2"), save_if={0: (1,), 1: (0,)},
-    api="torch.bmm Tensor.bmm torch.matmul Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__",
+    api="torch.bmm Tensor.bmm torch.matmul Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__ "
+        "torch.einsum",
     note="batch by batch: grad_a = grad @ bᵀ, grad_b = aᵀ @ grad")
 row("addmm", "AddmmBackward0", lambda c, a, b, cols=None: c + a @ b,
     lambda g, ans, c, a, b, cols=None: g, lambda g, ans, c, a, b, cols=None: _mm_grad_a(
@@ -454,7 +460,8 @@ row("addmm", "AddmmBackward0", lambda c, a, b, cols=None: c + a @ b,
 # -- shape (views share memory with their input) ---------------------------------------------------
 row("view", "ViewBackward0", lambda x, shape, src_shape: x.reshape(shape),
     lambda g, ans, x, shape, src_shape: g.reshape(src_shape), view=True,
-    api="Tensor.view Tensor.view_as F.flatten torch.reshape Tensor.reshape Tensor.reshape_as "
+    api="torch.unflatten Tensor.unflatten torch.ravel Tensor.ravel Tensor.view Tensor.view_as "
+        "F.flatten torch.reshape Tensor.reshape Tensor.reshape_as "
         "torch.flatten Tensor.flatten",
     group={"view": "Shape", "reshape": "Shape", "flatten": "Shape"},
     note="reshapes the grad back to the input's shape")
@@ -467,7 +474,8 @@ row("alias", "AliasBackward0", lambda x: x.view(), lambda g, ans, x: g, view=Tru
     note="passes the grad unchanged (the result is the input itself, seen as a view: x[...])")
 row("reshape_copy", "UnsafeViewBackward0", lambda x, shape, src_shape: x.reshape(shape).copy(),
     lambda g, ans, x, shape, src_shape: g.reshape(src_shape),
-    api="torch.reshape Tensor.reshape torch.matmul Tensor.matmul Tensor.__matmul__ "
+    api="torch.kron Tensor.kron torch.reshape Tensor.reshape torch.matmul Tensor.matmul "
+        "Tensor.__matmul__ "
         "Tensor.__rmatmul__",
     note="reshapes the grad back to the input's shape (the result was copied, not a view)")
 # dims None: a 0-d tensor (PyTorch's transpose(0, -1) of a scalar is the scalar, as a view)
@@ -475,14 +483,17 @@ row("transpose", "TransposeBackward0",
     lambda x, dim0, dim1: np.swapaxes(x, dim0, dim1) if dim0 is not None else np.transpose(x),
     lambda g, ans, x, dim0, dim1: np.swapaxes(g, dim0, dim1) if dim0 is not None else g,
     view=True,
-    api="torch.transpose torch.swapaxes Tensor.transpose Tensor.swapaxes Tensor.mT", group="Shape",
+    api="torch.swapdims Tensor.swapdims torch.transpose torch.swapaxes Tensor.transpose "
+        "Tensor.swapaxes Tensor.mT",
+    group="Shape",
     note="transposes the grad back")
 row("t", "TBackward0", lambda x: x.T, lambda g, ans, x: g.T, view=True,
     api="torch.t Tensor.t", group="Matrix",
     note="transposes the grad back")
 row("permute", "PermuteBackward0", lambda x, dims: np.transpose(x, dims),
     lambda g, ans, x, dims: _unpermute(g, dims), view=True,
-    api="torch.permute Tensor.permute Tensor.T", group="Shape",
+    api="torch.permute Tensor.permute Tensor.T torch.movedim Tensor.movedim torch.moveaxis "
+        "Tensor.moveaxis torch.einsum", group="Shape",
     note="applies the inverse permutation to the grad")
 row("squeeze", "SqueezeBackward0",
     lambda x, src_shape: x.reshape(tuple(n for n in src_shape if n != 1)),
@@ -501,11 +512,15 @@ row("squeeze_dims", "SqueezeBackward2", lambda x, dims, src_shape: x.reshape(
     note="puts the removed dimensions (dims) back into the grad")
 row("unsqueeze", "UnsqueezeBackward0", lambda x, dim: np.expand_dims(x, dim),
     lambda g, ans, x, dim: np.squeeze(g, dim), view=True,
-    api="torch.unsqueeze Tensor.unsqueeze Tensor.__getitem__", group="Shape",
+    api="torch.atleast_1d torch.atleast_2d torch.atleast_3d torch.unsqueeze Tensor.unsqueeze "
+        "Tensor.__getitem__",
+    group="Shape",
     note="squeezes the added dimension out of the grad")
 row("expand", "ExpandBackward0", lambda x, shape: np.broadcast_to(x, shape),
     lambda g, ans, x, shape: g, view=True,
-    api="Tensor.expand Tensor.expand_as torch.matmul Tensor.matmul Tensor.__matmul__ "
+    api="torch.broadcast_to Tensor.broadcast_to torch.broadcast_tensors torch.meshgrid "
+        "torch.take_along_dim Tensor.take_along_dim Tensor.expand Tensor.expand_as torch.matmul "
+        "Tensor.matmul Tensor.__matmul__ "
         "Tensor.__rmatmul__",
     note="sums the grad over the expanded dimensions")
 row("select", "SelectBackward0",
@@ -517,14 +532,17 @@ row("select", "SelectBackward0",
     note="scatters the grad into zeros at the selected index")
 row("slice", "SliceBackward0", lambda x, index, src_shape: x[index],
     lambda g, ans, x, index, src_shape: _index_backward(g, ans, x, index, src_shape), view=True,
-    api="Tensor.__getitem__",
+    api="torch.narrow Tensor.narrow torch.tensor_split Tensor.tensor_split torch.hsplit "
+        "Tensor.hsplit torch.vsplit Tensor.vsplit torch.dsplit Tensor.dsplit Tensor.__getitem__",
     note="scatters the grad into zeros at the sliced positions")
 row("index", "IndexBackward0", lambda x, index, src_shape: x[index],
     lambda g, ans, x, index, src_shape: _index_backward(g, ans, x, index, src_shape),
     api="Tensor.__getitem__",
     note="scatters the grad into zeros at the indexed positions (repeated indices add)")
 row("clone", "CloneBackward0", lambda x: x.copy(), lambda g, ans, x: g,
-    api="torch.clone Tensor.clone Tensor.contiguous", group="Shape",
+    api="torch.repeat_interleave Tensor.repeat_interleave torch.clone Tensor.clone "
+        "Tensor.contiguous",
+    group="Shape",
     note="passes the grad unchanged")
 row("to_dtype", "ToCopyBackward0", lambda x, dtype: x.astype(dtype),
     lambda g, ans, x, dtype: g, promote=False,
@@ -532,10 +550,12 @@ row("to_dtype", "ToCopyBackward0", lambda x, dtype: x.astype(dtype),
         "Tensor.bool",
     note="casts the grad back to the input's dtype")
 row("cat", "CatBackward0", lambda *xs, dim, sizes: np.concatenate(xs, axis=dim),
-    api="torch.cat torch.concat torch.concatenate", group="Shape",
+    api="torch.hstack torch.vstack torch.row_stack torch.dstack torch.column_stack torch.cat "
+        "torch.concat torch.concatenate",
+    group="Shape",
     note="slices the grad into the pieces that were concatenated")
 row("stack", "StackBackward0", lambda *xs, dim: np.stack(xs, axis=dim),
-    api="torch.stack", group="Shape",
+    api="torch.cartesian_prod torch.stack", group="Shape",
     note="splits the grad along the stacked dimension")
 
 # -- not differentiable, on purpose ----------------------------------------------------------------
@@ -558,14 +578,62 @@ nondiff("ge", np.greater_equal,
     api="torch.ge Tensor.ge Tensor.__ge__",
     make="binary")
 nondiff("logical_and", np.logical_and,
-    api="torch.logical_and Tensor.logical_and Tensor.__and__",
+    api="torch.logical_and Tensor.logical_and Tensor.logical_and_",
     make="binary")
 nondiff("logical_or", np.logical_or,
-    api="torch.logical_or Tensor.logical_or Tensor.__or__",
+    api="torch.logical_or Tensor.logical_or Tensor.logical_or_",
+    make="binary")
+nondiff("logical_xor", np.logical_xor,
+    api="torch.logical_xor Tensor.logical_xor Tensor.logical_xor_",
     make="binary")
 nondiff("logical_not", np.logical_not,
-    api="torch.logical_not Tensor.logical_not Tensor.__invert__",
+    api="torch.logical_not Tensor.logical_not Tensor.logical_not_",
     make="unary")
+
+
+# bitwise ops: integer and bool tensors only, as PyTorch's kernels (their names in its errors)
+def _integral(kernel, name):
+    def forward(*xs):
+        for x in xs:
+            if x.__class__ is np.ndarray and x.dtype.kind == "f":
+                from ..dtypes import scalar_type_name
+
+                raise NotImplementedError(
+                    f"\"{name}\" not implemented for '{scalar_type_name(x.dtype)}'")
+        return kernel(*xs)
+    return forward
+
+
+def _left_shift(x, y):
+    # PyTorch: a shift by a negative amount or by the width or more gives 0
+    bits = x.dtype.itemsize * 8
+    ok = (y >= 0) & (y < bits)
+    return np.where(ok, np.left_shift(x, np.where(ok, y, 0).astype(x.dtype)), 0).astype(x.dtype)
+
+
+def _right_shift(x, y):
+    # PyTorch: out of range, the sign fills (signed) or 0 (unsigned)
+    bits = x.dtype.itemsize * 8
+    ok = (y >= 0) & (y < bits)
+    fill = np.right_shift(x, bits - 1) if x.dtype.kind == "i" else np.zeros_like(x)
+    return np.where(ok, np.right_shift(x, np.where(ok, y, 0).astype(x.dtype)), fill).astype(
+        x.dtype)
+
+
+for _name, _kernel, _cpu, _dunder in (
+        ("and", np.bitwise_and, "bitwise_and_cpu", "and"),
+        ("or", np.bitwise_or, "bitwise_or_cpu", "or"),
+        ("xor", np.bitwise_xor, "bitwise_xor_cpu", "xor"),
+        ("left_shift", _left_shift, "lshift_cpu", "lshift"),
+        ("right_shift", _right_shift, "rshift_cpu", "rshift")):
+    nondiff(f"bitwise_{_name}", _integral(_kernel, _cpu),
+            api=f"torch.bitwise_{_name} Tensor.bitwise_{_name} Tensor.bitwise_{_name}_ "
+                f"Tensor.__{_dunder}__ Tensor.__r{_dunder}__ Tensor.__i{_dunder}__",
+            make="binary")
+nondiff("bitwise_not", _integral(np.invert, "bitwise_not_cpu"),
+        api="torch.bitwise_not Tensor.bitwise_not Tensor.bitwise_not_ Tensor.__invert__",
+        make="unary")
+del _name, _kernel, _cpu, _dunder
 nondiff("isnan", np.isnan,
     api="torch.isnan Tensor.isnan",
     make="unary")
@@ -684,14 +752,6 @@ row("vector_norm", "LinalgVectorNormBackward0", _vector_norm, _vector_norm_grad,
     api="torch.norm Tensor.norm", group={"norm": "Reductions"},
     note="grad · x · |x|ᵖ⁻² / ‖x‖ₚᵖ⁻¹ from the saved norm (grad · x / ‖x‖ for the 2-norm, grad · "
          "sign(x) for p = 1); zero where the norm is 0")
-row("amax", "AmaxBackward0", _max_over,
-    lambda g, ans, x, dim, keepdim: _amax_grad(g, ans, x, dim, keepdim), saves="xr",
-    api="torch.amax Tensor.amax",
-    note="the grad is split evenly among the elements equal to their slice's max, zero elsewhere")
-row("amin", "AminBackward0", _min_over,
-    lambda g, ans, x, dim, keepdim: _amax_grad(g, ans, x, dim, keepdim), saves="xr",
-    api="torch.amin Tensor.amin",
-    note="the grad is split evenly among the elements equal to their slice's min, zero elsewhere")
 
 
 def _amax_grad(g, ans, x, dim, keepdim):
@@ -710,7 +770,7 @@ def _sum_dtype(x):
 
 def variadic_rules(name: str, n: int):
     """Rules for ops over a list of tensors (cat, stack): one per input, made on demand."""
-    make = {"cat": _cat_grad, "stack": _stack_grad}[name]
+    make = {"cat": _cat_grad, "stack": _stack_grad, "block_diag": _block_diag_grad}[name]
     return tuple(make(i) for i in range(n))
 
 
@@ -1422,7 +1482,8 @@ def _trace_grad(g, ans, x, shape):
 
 row("flip", "FlipBackward0", lambda x, dims: np.flip(x, dims).copy(),
     lambda g, ans, x, dims: np.flip(g, dims), int_lists=("dims",),
-    api="torch.flip Tensor.flip", group="Shape",
+    api="torch.fliplr Tensor.fliplr torch.flipud Tensor.flipud torch.flip Tensor.flip",
+    group="Shape",
     note="flips the grad back along the same dims")
 row("repeat", "RepeatBackward0", lambda x, repeats, shape: _repeat(x, repeats), _repeat_grad,
     int_lists=("repeats",),
@@ -1476,7 +1537,7 @@ row("topk", "TopkBackward0", lambda x, dim, indices, shape: _picked(x, dim, indi
          "elsewhere)")
 row("sort", "SortBackward0", lambda x, dim, indices, shape: _picked(x, dim, indices),
     lambda g, ans, x, dim, indices, shape: _picked_grad(g, dim, indices, shape),
-    api="torch.sort Tensor.sort",
+    api="torch.msort Tensor.msort torch.sort Tensor.sort",
     note="un-sorts the grad: each sorted value's grad goes back to the position it came from")
 row("kthvalue", "KthvalueBackward0",
     lambda x, dim, indices, keepdim, shape: _picked(x, dim, indices, keepdim),
@@ -1506,9 +1567,10 @@ row("roll", "RollBackward0", lambda x, shifts, dims: _roll(x, shifts, dims),
     api="torch.roll Tensor.roll",
     note="rolls the grad back by the same shifts")
 row("diag_embed", "DiagEmbedBackward0",
-    lambda x, diagonal: np.diag(x, diagonal),
-    lambda g, ans, x, diagonal: g[_diag_index(g.shape, diagonal)],
-    api="torch.diag Tensor.diag",
+    lambda x, diagonal, dim1=0, dim2=1: _diag_embed(x, diagonal, dim1, dim2),
+    lambda g, ans, x, diagonal, dim1=0, dim2=1: _diagonal_take(g, diagonal, dim1, dim2),
+    api="torch.diag Tensor.diag torch.diag_embed Tensor.diag_embed torch.diagflat "
+        "Tensor.diagflat",
     note="reads the grad back off the diagonal the vector was put on")
 row("diagonal_copy", "DiagonalBackward0_copy",
     lambda x, diagonal, shape: x[_diag_index(shape, diagonal)],
@@ -1516,6 +1578,38 @@ row("diagonal_copy", "DiagonalBackward0_copy",
         g, ans, x, _diag_index(shape, diagonal), shape),
     api="torch.diag Tensor.diag",
     note="puts the grad on the diagonal that was read, zero elsewhere")
+
+
+def _diagonal(x, offset, dim1, dim2):
+    """``x.diagonal(offset, dim1, dim2)`` as a writable view (numpy's ``diagonal`` is read-only):
+    the other dims first, the diagonal last, as PyTorch's."""
+    start = [slice(None)] * x.ndim
+    start[dim1], start[dim2] = slice(-min(offset, 0), None), slice(max(offset, 0), None)
+    corner = x[tuple(start)]
+    k = max(0, min(corner.shape[dim1], corner.shape[dim2]))
+    other = [d for d in range(x.ndim) if d not in (dim1, dim2)]
+    return np.lib.stride_tricks.as_strided(
+        corner, tuple(x.shape[d] for d in other) + (k,),
+        tuple(x.strides[d] for d in other) + (x.strides[dim1] + x.strides[dim2],))
+
+
+def _diagonal_grad(g, offset, dim1, dim2, shape):
+    """The grad put back on the diagonal of zeros of ``shape``, by index (traceable)."""
+    rows, cols = _diag_index((shape[dim1], shape[dim2]), offset)
+    index = [slice(None)] * len(shape)
+    index[dim1], index[dim2] = rows, cols
+    # numpy puts the indexed (diagonal) dim where the two indices stand if they are adjacent,
+    # first otherwise; PyTorch's diagonal has it last
+    at = min(dim1, dim2) if abs(dim1 - dim2) == 1 else 0
+    return _index_backward(np.moveaxis(g, -1, at), None, None, tuple(index), shape)
+
+
+row("diagonal", "DiagonalBackward0",
+    lambda x, offset, dim1, dim2, shape: _diagonal(x, offset, dim1, dim2),
+    lambda g, ans, x, offset, dim1, dim2, shape: _diagonal_grad(g, offset, dim1, dim2, shape),
+    view=True,
+    api="torch.diagonal Tensor.diagonal torch.einsum",
+    note="puts the grad back on the diagonal it was read from (zeros elsewhere)")
 # in-place view ops (``y.t_()``): self takes the new shape and the node
 row("unsqueeze_", "UnsqueezeBackward1", lambda x, dim: np.expand_dims(x, dim),
     lambda g, ans, x, dim: np.squeeze(g, dim),
@@ -1535,6 +1629,485 @@ row("transpose_", "TransposeBackward1", lambda x, dim0, dim1: np.swapaxes(x, dim
     note="transposes the grad back (in place: self's two dims were swapped)")
 
 
+# -- issue 14: the API sweep (ops tutorials use that the corpus missed) ----------------------------
+
+
+def _floating_kernel(kernel, name):
+    """A kernel PyTorch has for floating dtypes only (its name in the error)."""
+    def forward(x, *args, **params):
+        if x.dtype.kind != "f":
+            from ..dtypes import scalar_type_name
+
+            raise NotImplementedError(
+                f"\"{name}\" not implemented for '{scalar_type_name(x.dtype)}'")
+        return kernel(x, *args, **params)
+    return forward
+
+# pointwise math, as PyTorch's derivatives.yaml writes each rule
+
+_PI = 3.141592653589793
+_LN2 = 0.6931471805599453
+_TWO_BY_SQRT_PI = 1.1283791670955126
+
+
+def _erfinv(x):
+    """erfinv: a rational first guess (Giles), then Newton steps on the Cephes erf above."""
+    w = -np.log((1 - x) * (1 + x))
+    small = w < 5
+    ws, wl = w - 2.5, np.sqrt(np.maximum(w, 5)) - 3
+    p = np.where(small, 2.81022636e-08, -0.000200214257)
+    for cs, cl in ((3.43273939e-07, 0.000100950558), (-3.5233877e-06, 0.00134934322),
+                   (-4.39150654e-06, -0.00367342844), (0.00021858087, 0.00573950773),
+                   (-0.00125372503, -0.0076224613), (-0.00417768164, 0.00943887047),
+                   (0.246640727, 1.00167406), (1.50140941, 2.83297682)):
+        p = np.where(small, cs + p * ws, cl + p * wl)
+    y = p * x
+    for _ in range(3):
+        y = y - (_erf_array(y) - x) / (_TWO_BY_SQRT_PI * np.exp(-y * y))
+    return np.where(np.abs(x) == 1, np.copysign(np.inf, x), y).astype(x.dtype)
+
+
+def _sinc(x):
+    px = _PI * x
+    safe = np.where(x == 0, 1, px)
+    return np.where(x == 0, 1, np.sin(safe) / safe).astype(x.dtype)
+
+
+def _sinc_grad(g, ans, x):
+    px = _PI * x
+    safe = np.where(x == 0, 1, x)
+    d = (px * np.cos(px) - np.sin(px)) / (_PI * safe * safe)
+    return g * np.where(x == 0, 0, d).astype(x.dtype)
+
+
+for _name, _node, _fwd, _rule, _saves, _note in (
+        ("tan", "TanBackward0", np.tan, lambda g, ans, x: g * (1 + ans * ans), "r",
+         "grad · (1 + tan²(x)), from the saved result"),
+        ("asinh", "AsinhBackward0", np.arcsinh, lambda g, ans, x: g / np.sqrt(x * x + 1), "x",
+         "grad / √(x² + 1)"),
+        ("acosh", "AcoshBackward0", np.arccosh, lambda g, ans, x: g / np.sqrt(x * x - 1), "x",
+         "grad / √(x² − 1)"),
+        ("atanh", "AtanhBackward0", np.arctanh, lambda g, ans, x: g / (1 - x * x), "x",
+         "grad / (1 − x²)"),
+        ("rsqrt", "RsqrtBackward0", lambda x: 1 / np.sqrt(x),
+         lambda g, ans, x: -0.5 * g * ans * ans * ans, "r", "−grad · result³ / 2"),
+        ("exp2", "Exp2Backward0", np.exp2, lambda g, ans, x: g * ans * _LN2, "r",
+         "grad · 2ˣ · ln 2, from the saved result"),
+        ("erf", "ErfBackward0", _erf, lambda g, ans, x: g * _TWO_BY_SQRT_PI * np.exp(-x * x), "x",
+         "grad · 2/√π · exp(−x²)"),
+        ("erfc", "ErfcBackward0", lambda x: (1 - _erf(x.astype(np.float64))).astype(x.dtype),
+         lambda g, ans, x: -g * _TWO_BY_SQRT_PI * np.exp(-x * x), "x",
+         "−grad · 2/√π · exp(−x²)"),
+        ("erfinv", "ErfinvBackward0", _erfinv,
+         lambda g, ans, x: g / _TWO_BY_SQRT_PI * np.exp(ans * ans), "r",
+         "grad · √π/2 · exp(erfinv(x)²), from the saved result"),
+        ("deg2rad", "Deg2RadBackward0", lambda x: x * np.asarray(_PI / 180, x.dtype),
+         lambda g, ans, x: g * (_PI / 180), "", "grad · π/180"),
+        ("rad2deg", "Rad2DegBackward0", lambda x: x * np.asarray(180 / _PI, x.dtype),
+         lambda g, ans, x: g * (180 / _PI), "", "grad · 180/π"),
+        ("sinc", "SincBackward0", _sinc, _sinc_grad, "x",
+         "grad · (πx·cos(πx) − sin(πx)) / (πx²), zero at 0")):
+    _alias = {"asinh": "arcsinh", "acosh": "arccosh", "atanh": "arctanh"}.get(_name)
+    row(_name, _node, _fwd, _rule, saves=_saves, floating=True,
+        api=f"torch.{_name} Tensor.{_name} Tensor.{_name}_"
+            + (f" torch.{_alias} Tensor.{_alias} Tensor.{_alias}_" if _alias else ""),
+        make="unary", note=_note)
+del _name, _node, _fwd, _rule, _saves, _note, _alias
+row("frac", "FracBackward0", _floating_kernel(lambda x: x - np.trunc(x), "frac_cpu"),
+    lambda g, ans, x: g,
+    api="torch.frac Tensor.frac Tensor.frac_", make="unary",
+    note="passes the grad unchanged: x − trunc(x) has slope 1 between the jumps")
+row("sgn", "SgnBackward0", np.sign, _zero_grad,
+    api="torch.sgn Tensor.sgn Tensor.sgn_", make="unary",
+    note=_PIECEWISE.format("sgn"))
+row("logit", "LogitBackward0",
+    lambda x, eps=None: np.log(_clamp(x, eps, 1 - eps) / (1 - _clamp(x, eps, 1 - eps)))
+    if eps is not None else np.log(x / (1 - x)),
+    lambda g, ans, x, eps=None: _logit_grad(g, x, eps), saves="x", floating=True,
+    api="torch.logit Tensor.logit Tensor.logit_",
+    note="grad / (x · (1 − x)); with eps, zero outside [eps, 1 − eps]")
+row("nan_to_num", "NanToNumBackward0", lambda x, nan, posinf, neginf: np.nan_to_num(
+    x, nan=nan, posinf=posinf, neginf=neginf),
+    lambda g, ans, x, nan, posinf, neginf: g * np.isfinite(x), saves="x",
+    api="torch.nan_to_num Tensor.nan_to_num Tensor.nan_to_num_",
+    note="the grad where x is finite, zero where it was nan or ±inf (replaced by constants)")
+
+
+def _logit_grad(g, x, eps):
+    if eps is None:
+        return g / (x * (1 - x))
+    inside = (x >= eps) & (x <= 1 - eps)
+    return np.where(inside, g / (x * (1 - x)), 0).astype(g.dtype)
+
+
+def _logaddexp(x, y, exp, log1p_exp):
+    top = np.maximum(x, y)
+    both_inf = np.isinf(x) & (x == y)  # logaddexp(inf, inf) is inf, not nan
+    return np.where(both_inf, x, top + log1p_exp(-np.abs(x - y)))
+
+
+row("hypot", "HypotBackward0", np.hypot,
+    lambda g, ans, x, y: g * x / ans, lambda g, ans, x, y: g * y / ans, saves="xyr",
+    api="torch.hypot Tensor.hypot Tensor.hypot_", make="binary",
+    note="grad · x / result to x, grad · y / result to y (result = √(x² + y²))")
+row("logaddexp", "LogaddexpBackward0",
+    lambda x, y: _logaddexp(x, y, np.exp, lambda d: np.log1p(np.exp(d))),
+    lambda g, ans, x, y: g / (1 + np.exp(y - x)), lambda g, ans, x, y: g / (1 + np.exp(x - y)),
+    saves="xy", floating=True,
+    api="torch.logaddexp Tensor.logaddexp", make="binary",
+    note="log(eˣ + eʸ): grad · σ(x − y) to x, grad · σ(y − x) to y")
+row("logaddexp2", "Logaddexp2Backward0",
+    lambda x, y: _logaddexp(x, y, np.exp2, lambda d: np.log1p(np.exp2(d)) / _LN2),
+    lambda g, ans, x, y: g / (1 + np.exp2(y - x)), lambda g, ans, x, y: g / (1 + np.exp2(x - y)),
+    saves="xy", floating=True,
+    api="torch.logaddexp2 Tensor.logaddexp2", make="binary",
+    note="log₂(2ˣ + 2ʸ): grad / (1 + 2ʸ⁻ˣ) to x, grad / (1 + 2ˣ⁻ʸ) to y")
+row("xlogy", "XlogyBackward0",
+    lambda x, y: np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y)).astype(np.result_type(x, y)),
+    lambda g, ans, x, y: np.where((x == 0) & (y <= 0), 0, g * np.log(y)).astype(g.dtype),
+    lambda g, ans, x, y: g * x / y, saves="xy", floating=True,
+    api="torch.xlogy Tensor.xlogy Tensor.xlogy_", make="binary",
+    note="x · log(y): grad · log(y) to x (0 where x = 0 and y ≤ 0), grad · x / y to y")
+row("fmax", "FmaxBackward0", np.fmax,
+    lambda g, ans, x, y: np.where((x >= y) | np.isnan(y), g, 0).astype(g.dtype),
+    lambda g, ans, x, y: np.where((x >= y) | np.isnan(y), 0, g).astype(g.dtype), saves="xy",
+    api="torch.fmax Tensor.fmax", make="binary",
+    note="the grad to the larger input (ignoring nan), ties to x")
+row("fmin", "FminBackward0", np.fmin,
+    lambda g, ans, x, y: np.where((x <= y) | np.isnan(y), g, 0).astype(g.dtype),
+    lambda g, ans, x, y: np.where((x <= y) | np.isnan(y), 0, g).astype(g.dtype), saves="xy",
+    api="torch.fmin Tensor.fmin", make="binary",
+    note="the grad to the smaller input (ignoring nan), ties to x")
+row("copysign", "CopysignBackward0", np.copysign,
+    lambda g, ans, x, y: _copysign_grad(g, ans, x), lambda g, ans, x, y: np.zeros_like(g),
+    saves="xr", floating=True,
+    api="torch.copysign Tensor.copysign Tensor.copysign_",
+    note="|x| with y's sign: grad · result / x to x (zero at x = 0), zero to y")
+row("copysign_scalar", "CopysignBackward1", np.copysign,
+    lambda g, ans, x, y=None: _copysign_grad(g, ans, x), saves="xr", floating=True, inputs=(0,),
+    api="torch.copysign Tensor.copysign Tensor.copysign_",
+    note="|x| with the number's sign: grad · result / x (zero at x = 0)")
+
+
+def _copysign_grad(g, ans, x):
+    return g * np.where(x == 0, 0, ans / np.where(x == 0, 1, x)).astype(g.dtype)
+row("heaviside", "torch::autograd::NotImplemented",
+    lambda x, v: np.where(x == 0, v, (x > 0).astype(x.dtype)).astype(x.dtype),
+    _not_implemented("heaviside"), inputs=(0,),
+    api="torch.heaviside Tensor.heaviside Tensor.heaviside_",
+    note="the step function has no derivative in PyTorch: a backward pass that reaches this node "
+         "raises")
+row("lerp", "LerpBackward0", lambda x, y, weight: x + weight * (y - x),
+    lambda g, ans, x, y, weight: g * (1 - weight), lambda g, ans, x, y, weight: g * weight,
+    api="torch.lerp Tensor.lerp Tensor.lerp_",
+    note="start + weight · (end − start), weight a number: grad · (1 − weight) to start, "
+         "grad · weight to end")
+row("lerp_tensor", "LerpBackward1", lambda x, y, w: x + w * (y - x),
+    lambda g, ans, x, y, w: g * (1 - w), lambda g, ans, x, y, w: g * w,
+    lambda g, ans, x, y, w: g * (y - x), saves="xyz", roles=("self", "end", "weight"),
+    api="torch.lerp Tensor.lerp Tensor.lerp_",
+    note="start + weight · (end − start): grad · (1 − weight) to start, grad · weight to end, "
+         "grad · (end − start) to weight")
+row("clamp_min", "ClampMinBackward0", lambda x, min: np.maximum(x, np.asarray(min, x.dtype)),
+    lambda g, ans, x, min: np.where(x >= min, g, 0).astype(g.dtype), saves="x",
+    api="torch.clamp_min Tensor.clamp_min Tensor.clamp_min_",
+    note="the grad where x ≥ min, zero where it was clamped")
+row("clamp_max", "ClampMaxBackward0", lambda x, max: np.minimum(x, np.asarray(max, x.dtype)),
+    lambda g, ans, x, max: np.where(x <= max, g, 0).astype(g.dtype), saves="x",
+    api="torch.clamp_max Tensor.clamp_max Tensor.clamp_max_",
+    note="the grad where x ≤ max, zero where it was clamped")
+row("addcmul", "AddcmulBackward0", lambda x, y, z, value=1: x + value * (y * z),
+    lambda g, ans, x, y, z, value=1: g, lambda g, ans, x, y, z, value=1: g * value * z,
+    lambda g, ans, x, y, z, value=1: g * value * y, saves="yz",
+    roles=("self", "tensor1", "tensor2"), param_defaults={"value": 1},
+    api="torch.addcmul Tensor.addcmul Tensor.addcmul_",
+    note="x + value · t1 · t2: the grad to x, grad · value · t2 to t1, grad · value · t1 to t2")
+row("addcdiv", "AddcdivBackward0", lambda x, y, z, value=1: x + value * (y / z),
+    lambda g, ans, x, y, z, value=1: g, lambda g, ans, x, y, z, value=1: g * value / z,
+    lambda g, ans, x, y, z, value=1: -g * value * y / (z * z), saves="yz",
+    roles=("self", "tensor1", "tensor2"), param_defaults={"value": 1},
+    api="torch.addcdiv Tensor.addcdiv Tensor.addcdiv_",
+    note="x + value · t1 / t2: the grad to x, grad · value / t2 to t1, −grad · value · t1 / t2² "
+         "to t2")
+
+
+# -- reductions and scans ------------------------------------------------------------------------
+
+def _scan_grad_loop(g, x, dim):
+    """cumprod's gradient where x may hold zeros: for each k, the sum over j ≥ k of g_j times the
+    product of x_0..x_j without x_k (O(n²) along dim)."""
+    xm, gm = np.moveaxis(x, dim, -1), np.moveaxis(g, dim, -1)
+    n = xm.shape[-1]
+    out = np.zeros_like(xm)
+    for k in range(n):
+        run = np.prod(xm[..., :k], axis=-1)
+        total = gm[..., k] * run
+        for j in range(k + 1, n):
+            run = run * xm[..., j]
+            total = total + gm[..., j] * run
+        out[..., k] = total
+    return np.moveaxis(out, -1, dim)
+
+
+def _cumprod_grad(g, ans, x, dim):
+    if x.ndim == 0:
+        return g
+    if np.all(x != 0):  # the usual case: the reversed cumsum of grad · result, over x
+        return np.flip(np.cumsum(np.flip(g * ans, dim), axis=dim), dim) / x
+    return _scan_grad_loop(g, x, dim)
+
+
+def _logcumsumexp_grad(g, ans, x, dim):
+    if x.ndim == 0:
+        return g
+    top = np.max(ans, axis=dim, keepdims=True)  # a shift that keeps the exponentials finite
+    w = g * np.exp(top - ans)
+    return np.flip(np.cumsum(np.flip(w, dim), axis=dim), dim) * np.exp(x - top)
+
+
+def _logsumexp(x, dim, keepdim):
+    top = np.max(x, axis=dim, keepdims=True)
+    top = np.where(np.isinf(top), 0, top)
+    out = np.log(np.sum(np.exp(x - top), axis=dim, keepdims=True)) + top
+    return out if keepdim else np.squeeze(out, dim)
+
+
+def _reduced_keep(a, dim, keepdim):
+    if keepdim:
+        return a
+    for d in sorted(dim):
+        a = np.expand_dims(a, d)
+    return a
+
+
+row("cumprod", "CumprodBackward0",
+    lambda x, dim, dtype=None: x.astype(dtype if dtype is not None else _sum_dtype(x))
+    if x.ndim == 0 else np.cumprod(x, axis=dim, dtype=dtype or _sum_dtype(x)),
+    lambda g, ans, x, dim, dtype=None: _cumprod_grad(g, ans, x, dim), saves="xr",
+    api="torch.cumprod Tensor.cumprod Tensor.cumprod_",
+    note="each x_k's grad: the sum over later positions j of grad_j · (the product up to j "
+         "without x_k)")
+row("logcumsumexp", "LogcumsumexpBackward0",
+    lambda x, dim: x.copy() if x.ndim == 0 else np.logaddexp.accumulate(x, axis=dim),
+    lambda g, ans, x, dim: _logcumsumexp_grad(g, ans, x, dim), saves="xr", floating=True,
+    api="torch.logcumsumexp Tensor.logcumsumexp",
+    note="each x_k's grad: the sum over later positions j of grad_j · exp(x_k − result_j)")
+row("logsumexp", "LogsumexpBackward0", _logsumexp,
+    lambda g, ans, x, dim, keepdim: _reduced_keep(g, dim, keepdim) * np.exp(
+        x - _reduced_keep(ans, dim, keepdim)), saves="xr", floating=True, int_lists=("dim",),
+    api="torch.logsumexp Tensor.logsumexp",
+    note="grad · softmax(x) over the reduced dims: grad · exp(x − result)")
+row("nansum", "NansumBackward0",
+    lambda x, dim, keepdim, dtype=None: np.nansum(x, axis=dim, keepdims=keepdim,
+                                                  dtype=dtype or _sum_dtype(x)),
+    lambda g, ans, x, dim, keepdim, dtype=None: np.where(
+        np.isnan(x), 0, _expand_reduced(g, x.shape, dim, keepdim)).astype(g.dtype),
+    saves="x", int_lists=("dim",),
+    api="torch.nansum Tensor.nansum torch.nanmean Tensor.nanmean",
+    note="expands the grad over the summed dims, zero where x was nan")
+for _kind in ("max", "min"):
+    row(f"cum{_kind}", f"Cum{_kind}Backward0",
+        lambda x, dim, indices: _picked(x, dim, indices),
+        lambda g, ans, x, dim, indices: _picked_grad(g, dim, indices, x.shape),
+        saves="x",
+        api=f"torch.cum{_kind} Tensor.cum{_kind}",
+        note=f"each running {_kind}'s grad goes to the element it was taken from (added up "
+             "there)")
+del _kind
+row("mode", "ModeBackward0",
+    lambda x, dim, indices, keepdim, shape: _picked(x, dim, indices, keepdim),
+    lambda g, ans, x, dim, indices, keepdim, shape: _picked_grad(g, dim, indices, shape, keepdim),
+    api="torch.mode Tensor.mode",
+    note="the grad goes to the element whose index mode returned, zero elsewhere")
+
+
+def _dist_grad(g, ans, x, y, p):
+    d = x - y
+    if p == 0:
+        return np.zeros_like(g * d)
+    if p == np.inf:
+        a = np.abs(d)
+        mask = a == ans
+        return g * np.sign(d) * mask / np.maximum(mask.sum(), 1)
+    if p == 1:
+        return g * np.sign(d)
+    scaled = d * np.abs(d) ** (p - 2) / np.where(ans == 0, 1, ans ** (p - 1))
+    return g * np.where(ans == 0, 0, scaled).astype(d.dtype)
+
+
+def _dist(x, y, p):
+    d = np.abs(x - y)
+    if p == 0:
+        return np.asarray(np.count_nonzero(d), dtype=d.dtype)
+    if p == np.inf:
+        return np.asarray(d.max() if d.size else 0, dtype=d.dtype)
+    return np.asarray(np.sum(d ** p) ** (1 / p), dtype=d.dtype)
+
+
+row("dist", "DistBackward0", _dist, lambda g, ans, x, y, p: _dist_grad(g, ans, x, y, p),
+    lambda g, ans, x, y, p: -_dist_grad(g, ans, x, y, p), saves="xyr",
+    api="torch.dist Tensor.dist",
+    note="‖x − y‖ₚ: grad · (x − y) · |x − y|ᵖ⁻² / ‖x − y‖ₚᵖ⁻¹ to x, its negative to y")
+
+
+# -- matrices and blocks ---------------------------------------------------------------------------
+
+def _diagonal_take(g, offset, dim1, dim2):
+    """The diagonal of ``g`` (last), by index: traceable, unlike the view ``_diagonal``."""
+    rows, cols = _diag_index((g.shape[dim1], g.shape[dim2]), offset)
+    index = [slice(None)] * g.ndim
+    index[dim1], index[dim2] = rows, cols
+    at = min(dim1, dim2) if abs(dim1 - dim2) == 1 else 0
+    return np.moveaxis(g[tuple(index)], at, -1)
+
+
+def _diag_embed(x, offset, dim1, dim2):
+    n = x.shape[-1] + abs(offset)
+    shape = list(x.shape[:-1])
+    for d in sorted((dim1, dim2)):
+        shape.insert(d, n)
+    out = np.zeros(tuple(shape), dtype=x.dtype)
+    _diagonal(out, offset, dim1, dim2)[...] = x
+    return out
+
+
+row("rot90", "Rot90Backward0", lambda x, k, dims: np.rot90(x, k, dims).copy(),
+    lambda g, ans, x, k, dims: np.rot90(g, -k, dims), int_lists=("dims",),
+    api="torch.rot90 Tensor.rot90",
+    note="rotates the grad back by the same quarter turns")
+row("linalg_cross", "LinalgCrossBackward0", lambda x, y, dim: np.cross(x, y, axis=dim),
+    lambda g, ans, x, y, dim: np.cross(y, g, axis=dim),
+    lambda g, ans, x, y, dim: np.cross(g, x, axis=dim), saves="xy",
+    roles=("self", "other"),
+    api="torch.cross Tensor.cross",
+    note="x × y: grad_x = y × grad, grad_y = grad × x")
+
+
+def _block_diag(*xs):
+    xs = [x.reshape(1, -1) if x.ndim == 1 else x.reshape(1, 1) if x.ndim == 0 else x for x in xs]
+    rows = sum(x.shape[0] for x in xs)
+    cols = sum(x.shape[1] for x in xs)
+    out = np.zeros((rows, cols), dtype=np.result_type(*xs) if xs else np.float32)
+    r = c = 0
+    for x in xs:
+        out[r:r + x.shape[0], c:c + x.shape[1]] = x
+        r, c = r + x.shape[0], c + x.shape[1]
+    return out
+
+
+def _block_diag_grad(i):
+    def rule(g, ans, *inputs, shapes):
+        r = c = 0
+        for k, s in enumerate(shapes):
+            m = s if len(s) == 2 else (1, s[0]) if len(s) == 1 else (1, 1)
+            if k == i:
+                return g[r:r + m[0], c:c + m[1]].reshape(s)
+            r, c = r + m[0], c + m[1]
+        raise IndexError(i)
+    return rule
+
+
+row("block_diag", "BlockDiagBackward0", lambda *xs, shapes: _block_diag(*xs),
+    api="torch.block_diag",
+    note="each input's grad is its own block of the grad")
+
+
+def _cdist(x1, x2, p):
+    d = np.abs(x1[..., :, None, :] - x2[..., None, :, :])
+    if p == 0:
+        return np.count_nonzero(d, axis=-1).astype(x1.dtype)
+    if p == np.inf:
+        return d.max(axis=-1) if d.shape[-1] else np.zeros(d.shape[:-1], x1.dtype)
+    return (np.sum(d ** p, axis=-1) ** (1 / p)).astype(x1.dtype)
+
+
+def _cdist_grad(g, ans, x1, x2, p):
+    """d dist_ij / d x1_i, weighted by g_ij and summed over j."""
+    diff = x1[..., :, None, :] - x2[..., None, :, :]
+    dist = ans[..., None]
+    if p == 0:
+        w = np.zeros_like(diff)
+    elif p == 1:
+        w = np.sign(diff)
+    elif p == np.inf:
+        w = np.sign(diff) * (np.abs(diff) == dist)
+    else:
+        w = diff * np.abs(diff) ** (p - 2) / np.where(dist == 0, 1, dist ** (p - 1))
+        w = np.where(dist == 0, 0, w)
+    return np.sum(g[..., None] * w, axis=-2).astype(x1.dtype)
+
+
+row("cdist", "CdistBackward0", _cdist,
+    lambda g, ans, x1, x2, p: _cdist_grad(g, ans, x1, x2, p),
+    lambda g, ans, x1, x2, p: _cdist_grad(np.swapaxes(g, -1, -2), np.swapaxes(ans, -1, -2), x2,
+                                          x1, p),
+    saves="xyr", roles=("x1", "x2"),
+    api="torch.cdist",
+    note="the p-norm distance of every row of x1 to every row of x2: each row's grad sums "
+         "grad_ij · ∂‖x1_i − x2_j‖ₚ over the other side's rows")
+row("index_add", "IndexAddBackward0", lambda x, src, dim, index, alpha=1: _index_add(
+    x, src, dim, index, alpha),
+    lambda g, ans, x, src, dim, index, alpha=1: g,
+    lambda g, ans, x, src, dim, index, alpha=1: np.take(g, index, dim) * alpha
+    if src.ndim else np.take(g, index, dim).reshape(()) * alpha,
+    saves="y", roles=("self", "source"), param_defaults={"alpha": 1},
+    api="torch.index_add Tensor.index_add Tensor.index_add_",
+    note="the grad to x; the grad at the indexed positions (times alpha) to source")
+row("index_fill", "IndexFillBackward0", lambda x, dim, index, value: _index_fill(
+    x, dim, index, value),
+    lambda g, ans, x, dim, index, value: _index_fill(g, dim, index, 0),
+    api="Tensor.index_fill Tensor.index_fill_ torch.index_fill",
+    note="the grad with the filled positions zeroed (they no longer depend on x)")
+
+
+def _index_add(x, src, dim, index, alpha):
+    out = x.copy()
+    where = _dim_index(dim, index)
+    np.add.at(out, where, src * alpha if src.ndim else np.broadcast_to(src * alpha,
+                                                                        out[where].shape))
+    return out
+
+
+def _index_fill(x, dim, index, value):
+    out = x.copy() if isinstance(x, np.ndarray) else x * 1
+    out[_dim_index(dim, index)] = value
+    return out
+
+
+# -- not differentiable, on purpose: counts, positions, bins, sets ---------------------------------
+nondiff("count_nonzero", lambda x, dim=None: np.asarray(np.count_nonzero(x, axis=dim),
+                                                        dtype=np.int64),
+        api="torch.count_nonzero Tensor.count_nonzero")
+nondiff("nonzero", lambda x: np.argwhere(x).astype(np.int64),
+        api="torch.nonzero Tensor.nonzero torch.argwhere Tensor.argwhere")
+nondiff("signbit", np.signbit, api="torch.signbit Tensor.signbit", make="unary")
+nondiff("isneginf", np.isneginf, api="torch.isneginf Tensor.isneginf", make="unary")
+nondiff("isposinf", np.isposinf, api="torch.isposinf Tensor.isposinf", make="unary")
+nondiff("isreal", lambda x: np.ones(x.shape, dtype=bool), api="torch.isreal Tensor.isreal",
+        make="unary")
+nondiff("bincount", lambda x, weights=None, minlength=0: np.bincount(
+    x, weights=weights, minlength=minlength),
+    api="torch.bincount Tensor.bincount")
+nondiff("histc", lambda x, bins, min, max: np.histogram(
+    x, bins=bins, range=(min, max))[0].astype(x.dtype),
+    api="torch.histc Tensor.histc")
+nondiff("unique", lambda x, dim=None: np.unique(x, axis=dim),
+        api="torch.unique Tensor.unique")
+nondiff("searchsorted", lambda s, v, right=False, dtype=np.int64: _searchsorted(
+    s, v, right).astype(dtype), promote=False,
+    api="torch.searchsorted torch.bucketize")
+
+
+def _searchsorted(s, v, right):
+    side = "right" if right else "left"
+    if s.ndim <= 1:
+        return np.searchsorted(s, v, side=side)
+    lead = s.shape[:-1]
+    flat_s, flat_v = s.reshape(-1, s.shape[-1]), v.reshape(-1, v.shape[-1])
+    out = np.stack([np.searchsorted(a, b, side=side) for a, b in zip(flat_s, flat_v)])
+    return out.reshape(lead + (v.shape[-1],))
+
+
 # -- rows whose node computes its gradient itself --------------------------------------------------
 # ``unbind`` (iterating a tensor): one UnbindBackward0 for all its outputs (``autograd.node.
 # UnbindNode``)
@@ -1549,6 +2122,54 @@ row("split", "SplitBackward0", None, roles=(), table=NODE_OPS,
 row("split_with_sizes", "SplitWithSizesBackward0", None, roles=(), table=NODE_OPS,
     api="torch.split Tensor.split",
     note="concatenates the outputs' grads back along dim (zeros for an output no grad reached)")
+
+# PyTorch's functions of ``torch`` that are in-place methods too (``torch.sin_(x)`` is
+# ``x.sin_()``: ``[n for n in dir(torch) if n.endswith("_")]``): spelled on every row that spells
+# the method
+TORCH_INPLACE = frozenset("""
+    abs_ acos_ acosh_ addmv_ arccos_ arccosh_ arcsin_ arcsinh_ arctan_ arctanh_ asin_ asinh_
+    atan_ atanh_ ceil_ celu_ clamp_ clamp_max_ clamp_min_ clip_ cos_ cosh_ deg2rad_ dropout_ erf_
+    erfc_ exp2_ exp_ expm1_ fill_ fix_ floor_ frac_ gcd_ i0_ lcm_ ldexp_ log10_ log1p_ log2_ log_
+    logit_ nan_to_num_ neg_ negative_ rad2deg_ reciprocal_ relu_ round_ rrelu_ rsqrt_ selu_
+    sigmoid_ sin_ sinc_ sinh_ sqrt_ square_ tan_ tanh_ threshold_ trunc_ xlogy_ zero_
+""".split())
+for _table in (OPS, NODE_OPS):
+    for _op in _table.values():
+        _op.api += tuple(f"torch.{s[7:]}" for s in _op.api
+                         if s.startswith("Tensor.") and s[7:] in TORCH_INPLACE)
+del _table, _op
+
+# ops of two differentiable outputs, one ``autograd.node.PairNode`` for both
+row("var_mean", "VarMeanBackward0", None, roles=(), table=NODE_OPS,
+    api="torch.var_mean",
+    note="the variance's grad (2 · grad · (x − mean) / (N − correction)) plus the mean's grad "
+         "spread evenly (grad / N)")
+row("std_mean", "StdMeanBackward0", None, roles=(), table=NODE_OPS,
+    api="torch.std_mean",
+    note="the standard deviation's grad (grad · (x − mean) / ((N − correction) · std)) plus the "
+         "mean's grad spread evenly (grad / N)")
+row("aminmax", "AminmaxBackward0", None, roles=(), table=NODE_OPS,
+    api="torch.aminmax Tensor.aminmax",
+    note="the min's grad split evenly among the elements equal to the min, the max's among those "
+         "equal to the max")
+
+
+def pair_grad(name, grads, x, outs, dim, keepdim, correction=None):
+    """The input's gradient of a two-output row from its outputs' gradients (None: none)."""
+    total = np.zeros_like(x)
+    first, second = grads
+    if name == "aminmax":
+        for g, ans in zip(grads, outs):
+            if g is not None:
+                total = total + _amax_grad(g, ans, x, dim, keepdim)
+        return total
+    if first is not None:
+        spread = OPS["var" if name == "var_mean" else "std"].vjps[0]
+        total = total + spread(first, outs[0], x, dim, correction, keepdim)
+    if second is not None:
+        total = total + _expand_reduced(second, x.shape, dim, keepdim) / _count(x.shape, dim)
+    return total
+
 
 ACCUMULATE_GRAD_NOTE = ("adds the incoming grad into the leaf's .grad (creating it if it was "
                         "None): this is where .grad gets written")

@@ -584,6 +584,9 @@ def _index_dim_recipe(draw, rng, name):
 NOT_DIFFERENTIABLE = {
     "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "isnan",
     "isinf", "isfinite", "argmax", "argmin", "all", "any", "argsort", "one_hot",
+    "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift", "bitwise_not", "count_nonzero", "nonzero", "signbit", "isneginf",
+    "isposinf", "isreal", "bincount", "histc", "unique", "searchsorted",
 }
 
 
@@ -683,7 +686,7 @@ RECIPES.update({
 
 
 # PyTorch records these but its backward raises "derivative for aten::... is not implemented"
-NOT_IMPLEMENTED = {"floor_divide", "floor_divide_tensor"}
+NOT_IMPLEMENTED = {"floor_divide", "floor_divide_tensor", "heaviside"}
 
 
 @pytest.mark.parametrize("name", sorted(NOT_IMPLEMENTED))
@@ -691,7 +694,8 @@ def test_rows_without_a_derivative_raise_pytorchs_error(name):
     x = engine.tensor([0.5, -1.5, 2.0], requires_grad=True)
     out = apply(OPS[name], x, 0.7) if name == "floor_divide" else apply(OPS[name], x, x + 3)
     assert out.requires_grad
-    with pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+    aten = "heaviside" if name == "heaviside" else "floor_divide"
+    with pytest.raises(RuntimeError, match=f"derivative for aten::{aten} is not implemented"):
         out.sum().backward()
 
 
@@ -714,11 +718,15 @@ def test_every_row_has_a_recipe():
 def test_not_differentiable_rows_record_nothing(name):
     x = engine.tensor([0.5, -1.5, 2.0], requires_grad=True)
     unary = {"logical_not", "isnan", "isinf", "isfinite", "argmax", "argmin", "all", "any",
-             "argsort"}
-    if name == "one_hot":
-        x, unary = engine.tensor([0, 2]), {"one_hot"}
-    args = (x,) if name in unary else (x, x)
-    out = apply(OPS[name], *args)
+             "argsort", "bitwise_not", "count_nonzero", "nonzero", "signbit", "isneginf",
+             "isposinf", "isreal", "unique"}
+    params = {"histc": {"bins": 3, "min": -2.0, "max": 2.0}}.get(name, {})
+    if name == "one_hot" or name == "bincount":
+        x, unary = engine.tensor([0, 2]), {name}
+    if name.startswith("bitwise_"):  # integer and bool tensors only
+        x = engine.tensor([1, 2, 3])
+    args = (x,) if name in unary or name == "histc" else (x, x)
+    out = apply(OPS[name], *args, **params)
     assert not out.requires_grad and out.grad_fn is None
 
 
@@ -743,26 +751,6 @@ def _numeric_grad(name, arrays, params, call, i, g):
             shifted.append(float(np.sum(g * out.detach().numpy())))
         flat[k] = (shifted[0] - shifted[1]) / (2 * EPS)
     return grad
-
-
-@pytest.mark.parametrize("name", sorted(RECIPES))
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(data=st.data(), seed=st.integers(0, 2**16))
-def test_row_matches_finite_differences(name, data, seed):
-    rng = np.random.default_rng(seed)
-    arrays, params, call = RECIPES[name](data.draw, rng)
-    tensors, out = _run(name, arrays, params, call)
-    assert out.requires_grad
-    g = rng.standard_normal(out.shape).astype(out.detach().numpy().dtype)
-    out.backward(engine.tensor(g))
-    for i, (a, t) in enumerate(zip(arrays, tensors)):
-        if not (isinstance(a, np.ndarray) and a.dtype.kind == "f"):
-            continue
-        expected = _numeric_grad(name, arrays, params, call, i, g)
-        assert t.grad is not None, f"no gradient reached input {i}"
-        assert t.grad.shape == a.shape
-        np.testing.assert_allclose(t.grad.numpy(), expected, rtol=1e-5, atol=1e-6,
-                                   err_msg=f"{name}: input {i}")
 
 
 # -- issue 14: sorting, selection along a dim, roll, diag, in-place views ----------------------
@@ -813,3 +801,167 @@ RECIPES.update({
                                  {}, None)),
     "transpose_": custom(_transpose),
 })
+
+
+# -- issue 14: the ops tutorials use that the corpus missed --------------------------------------
+
+def _diagonal_recipe(draw, rng):
+    shape = draw(hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=3))
+    dim1, dim2 = draw(st.permutations(range(len(shape))))[:2]
+    return [values(rng, shape)], {"offset": draw(st.integers(-2, 2)), "dim1": dim1,
+                                  "dim2": dim2, "shape": shape}, None
+
+
+RECIPES.update({
+    "diagonal": custom(_diagonal_recipe),
+})
+
+
+def shifted(kind="r", scale=1.0, shift=0.0, **params):
+    """One array of a drawn shape, scaled and shifted into an op's domain."""
+    def make(draw, rng):
+        return [np.asarray(values(rng, draw(small_shape), kind) * scale + shift)], params, None
+
+    return make
+
+
+def calling(fn, *kinds, shape=None):
+    """Arrays of one drawn shape (or ``shape(draw)``), the row reached through its public
+    function ``fn(engine, draw, *tensors)``."""
+    def make(draw, rng):
+        s = shape(draw) if shape else draw(small_shape)
+        return [values(rng, s, k) for k in kinds], {}, lambda ts: fn(engine, draw, *ts)
+
+    return make
+
+
+def _drawn_dim(draw, shape):
+    return draw(st.integers(0, len(shape) - 1))
+
+
+_DIMMED = hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3)
+
+
+def along(fn, kind="r"):
+    """A scan or reduction along a drawn dim, keepdim drawn too: ``fn(engine, x, dim, keep)``."""
+    def make(draw, rng):
+        shape = draw(_DIMMED)
+        dim, keep = _drawn_dim(draw, shape), draw(st.booleans())
+        return [values(rng, shape, kind)], {}, lambda ts: fn(engine, ts[0], dim, keep)
+
+    return make
+
+
+def _rot90(draw, rng):
+    shape = draw(hnp.array_shapes(min_dims=2, max_dims=3, min_side=1, max_side=3))
+    d0, d1 = draw(st.permutations(range(len(shape))))[:2]
+    k = draw(st.integers(-3, 4))
+    return [values(rng, shape)], {}, lambda ts: engine.rot90(ts[0], k, [d0, d1])
+
+
+def _pairs_of_rows(draw, rng):
+    n, m, d = (draw(st.integers(1, 3)) for _ in range(3))
+    p = draw(st.sampled_from([1.0, 2.0, 3.0]))
+    return [values(rng, (n, d)), values(rng, (m, d))], {}, lambda ts: engine.cdist(*ts, p=p)
+
+
+def _index_add(draw, rng):
+    shape = draw(_DIMMED)
+    dim = _drawn_dim(draw, shape)
+    index = rng.integers(0, shape[dim], size=draw(st.integers(1, 3)))
+    src = shape[:dim] + (len(index),) + shape[dim + 1:]
+    return [values(rng, shape), values(rng, src)], {}, lambda ts: engine.index_add(
+        ts[0], dim, engine.tensor(index), ts[1], alpha=2.0)
+
+
+def _index_fill(draw, rng):
+    shape = draw(_DIMMED)
+    dim = _drawn_dim(draw, shape)
+    index = engine.tensor(rng.integers(0, shape[dim], size=draw(st.integers(1, 3))))
+    return [values(rng, shape)], {}, lambda ts: ts[0].index_fill(dim, index, 1.5)
+
+
+def _block_diag(draw, rng):
+    shapes = [draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3))
+              for _ in range(draw(st.integers(1, 3)))]
+    return [values(rng, s) for s in shapes], {}, lambda ts: engine.block_diag(*ts)
+
+
+def _dist(draw, rng):
+    shape = draw(small_shape)
+    p = draw(st.sampled_from([1.0, 2.0, 3.0]))
+    return [values(rng, shape, "n"), values(rng, shape)], {}, lambda ts: engine.dist(*ts, p)
+
+
+def _cross(draw, rng):
+    shape = (draw(st.integers(1, 3)), 3)
+    return [values(rng, shape), values(rng, shape)], {}, lambda ts: engine.cross(*ts, dim=1)
+
+
+RECIPES.update({
+    "tan": shifted(scale=0.3),
+    "asinh": one(),
+    "acosh": shifted("p", shift=1.0),
+    "atanh": shifted(scale=0.3),
+    "rsqrt": one("p"),
+    "exp2": one(),
+    "erf": one(),
+    "erfc": one(),
+    "erfinv": shifted(scale=0.3),
+    "deg2rad": one(),
+    "rad2deg": one(),
+    "sinc": one("n"),
+    "frac": one(),
+    "sgn": one("k"),
+    "logit": custom(lambda d, rng: ([rng.uniform(0.1, 0.9, d(small_shape))], {}, None)),
+    "nan_to_num": one(nan=0.0, posinf=1.0, neginf=-1.0),
+    "hypot": elementwise("n", "n"),
+    "logaddexp": elementwise("r", "r"),
+    "logaddexp2": elementwise("r", "r"),
+    "xlogy": elementwise("r", "p"),
+    "fmax": elementwise("r", "r"),
+    "fmin": elementwise("r", "r"),
+    "copysign": elementwise("n", "n"),
+    "copysign_scalar": calling(lambda e, d, a: e.copysign(a, -1.5), "n"),
+    "lerp": calling(lambda e, d, a, b: e.lerp(a, b, 0.3), "r", "r"),
+    "lerp_tensor": calling(lambda e, d, a, b, w: e.lerp(a, b, w), "r", "r", "r"),
+    "clamp_min": calling(lambda e, d, a: e.clamp_min(a, 0.5), "k"),
+    "clamp_max": calling(lambda e, d, a: e.clamp_max(a, -0.5), "k"),
+    "addcmul": calling(lambda e, d, a, b, c: e.addcmul(a, b, c, value=0.5), "r", "r", "r"),
+    "addcdiv": calling(lambda e, d, a, b, c: e.addcdiv(a, b, c, value=2), "r", "r", "n"),
+    "cumprod": along(lambda e, x, dim, d: e.cumprod(x, dim)),
+    "logcumsumexp": along(lambda e, x, dim, d: e.logcumsumexp(x, dim)),
+    "logsumexp": along(lambda e, x, dim, d: e.logsumexp(x, dim, keepdim=d)),
+    "nansum": along(lambda e, x, dim, d: e.nansum(x, dim, keepdim=d)),
+    "cummax": along(lambda e, x, dim, d: e.cummax(x, dim).values),
+    "cummin": along(lambda e, x, dim, d: e.cummin(x, dim).values),
+    "mode": along(lambda e, x, dim, d: e.mode(x, dim, keepdim=d).values),
+    "dist": custom(_dist),
+    "rot90": custom(_rot90),
+    "linalg_cross": custom(_cross),
+    "block_diag": custom(_block_diag),
+    "cdist": custom(_pairs_of_rows),
+    "index_add": custom(_index_add),
+    "index_fill": custom(_index_fill),
+})
+
+
+# (last: the recipes of every section above are parametrized)
+@pytest.mark.parametrize("name", sorted(RECIPES))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), seed=st.integers(0, 2**16))
+def test_row_matches_finite_differences(name, data, seed):
+    rng = np.random.default_rng(seed)
+    arrays, params, call = RECIPES[name](data.draw, rng)
+    tensors, out = _run(name, arrays, params, call)
+    assert out.requires_grad
+    g = rng.standard_normal(out.shape).astype(out.detach().numpy().dtype)
+    out.backward(engine.tensor(g))
+    for i, (a, t) in enumerate(zip(arrays, tensors)):
+        if not (isinstance(a, np.ndarray) and a.dtype.kind == "f"):
+            continue
+        expected = _numeric_grad(name, arrays, params, call, i, g)
+        assert t.grad is not None, f"no gradient reached input {i}"
+        assert t.grad.shape == a.shape
+        np.testing.assert_allclose(t.grad.numpy(), expected, rtol=1e-5, atol=1e-6,
+                                   err_msg=f"{name}: input {i}")
