@@ -15,11 +15,13 @@ Every view talks to the engine through one ``SessionController``:
 Panels read ``snapshot`` (or the one passed with ``state_changed``) and never call the session's
 commands themselves.
 
-With ``GRADSTEP_WORKER=1`` in the environment (or ``SessionController(use_worker=True)``) a script
-runs in a worker process (``engine.session.worker.RemoteSession``): the command thread then only
-waits on the worker's pipe, ``stop()`` asks politely and kills a worker stuck in a C call after
-0.5 s (a fresh one re-executes to the point shown), and a worker that dies becomes an ``Error``
-event. The recording player always runs here (it runs no user code).
+A script runs in a worker process (``engine.session.worker.RemoteSession``), never in this one:
+the command thread only waits on the worker's pipe, ``stop()`` asks politely and kills a worker
+stuck in a C call after 0.5 s (a fresh one re-executes to the point shown), and a worker that dies
+becomes an ``Error`` event. ``GRADSTEP_WORKER=0`` in the environment (or
+``SessionController(use_worker=False)``) runs it here instead, on the command thread: for
+debugging, and for tests that read the script's live objects. The recording player always runs
+here (it runs no user code).
 """
 
 from __future__ import annotations
@@ -40,8 +42,9 @@ from .collector import MainThreadCollector
 
 
 def worker_enabled() -> bool:
-    """``GRADSTEP_WORKER=1``: scripts run in a worker process (engine.session.worker)."""
-    return os.environ.get("GRADSTEP_WORKER", "0") not in ("", "0")
+    """Scripts run in a worker process (engine.session.worker) unless ``GRADSTEP_WORKER=0``
+    (debugging, and tests that need the session in this process)."""
+    return os.environ.get("GRADSTEP_WORKER", "1") != "0"
 
 
 # The window shows a stopped run as finished (the status bar says "Stopped").
@@ -136,7 +139,8 @@ class SessionController(QObject):
 
     def __init__(self, parent: QObject | None = None, *, use_worker: bool | None = None) -> None:
         super().__init__(parent)
-        # Scripts run in a worker process (RemoteSession) or on this process's command thread.
+        # Scripts run in a worker process (RemoteSession), or on this process's command thread
+        # with use_worker=False (GRADSTEP_WORKER=0).
         self.use_worker = worker_enabled() if use_worker is None else bool(use_worker)
         self.snapshot = SessionSnapshot()
         self.source = ""

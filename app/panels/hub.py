@@ -13,16 +13,21 @@ from .point import point_index
 
 
 class PanelsHub(QObject):
-    """One ``PanelsRecorder`` per controller, attached to the engine for the panels' lifetime.
+    """The ``PanelsRecorder`` the panels read, and the last event the session came to rest with.
 
-    The recorder hears the engine on the session's worker thread; this object resets it when the
-    session is replaced or restarts, and keeps the last event the session came to rest with.
+    A script in the worker process (``runs_in_worker``) has its recorder there, next to the
+    session: the panels read the one its ``RemoteSession`` keeps (``session.panels``: what the
+    worker told, as plain data). A session in this process (``GRADSTEP_WORKER=0``, a recording's
+    replay) has this hub's own recorder, attached to the engine for the panels' lifetime: it hears
+    the engine on the controller's thread, and this object resets it when the session is replaced
+    or restarts. Either way the panels read the same model objects.
     """
 
     def __init__(self, controller) -> None:
         super().__init__(controller if isinstance(controller, QObject) else None)
         self.controller = controller
-        self.recorder = pm.PanelsRecorder().attach()
+        self.own_recorder = pm.PanelsRecorder().attach()
+        self._told: pm.PanelsRecorder | None = None  # a worker session's
         self._unsubscribe_session: Callable[[], None] | None = None
         self._replay = None  # the session when it replays a recording
         self._users = 0
@@ -41,35 +46,44 @@ class PanelsHub(QObject):
         if self._unsubscribe_session is not None:
             self._unsubscribe_session()
             self._unsubscribe_session = None
-        self.recorder.reset()
+        self.own_recorder.reset()
         # Nothing of the previous script's pauses belongs to this one: a new script (or one that
         # fails before its first pause) shows empty panels, never the old script's names.
         self.rest_event = self.last_paused = None
         self.idle_event = ev.Reset()  # what panels draw before this session's first rest
+        self._told = session.panels if getattr(session, "runs_in_worker", False) else None
         counters = getattr(session, "counters", None)
-        self.recorder.backward_count = (
+        self.own_recorder.backward_count = (
             (lambda: counters.backward) if counters is not None else None
         )
         # A replay has no engine events: its session tells the recorder what the panels show.
         self._replay = session if getattr(session, "is_recorded", False) else None
         if self._replay is not None and session.status != ev.Status.IDLE:
-            self.recorder.show_replay(session.panels_feed())
-        if session is not None and hasattr(session, "subscribe"):
-            # runs on the worker thread, in order with the engine's own events
+            self.own_recorder.show_replay(session.panels_feed())
+        if session is not None and hasattr(session, "subscribe") and self._told is None:
+            # runs on the controller's thread, in order with the engine's own events
             self._unsubscribe_session = session.subscribe(self._on_session_event)
+
+    @property
+    def recorder(self) -> pm.PanelsRecorder:
+        """The recorder the panels read now (the worker's, as told, or this process's)."""
+        return self._told if self._told is not None else self.own_recorder
 
     def _on_session_event(self, event) -> None:
         if self._replay is not None:
             if isinstance(event, ev.AT_REST) or (isinstance(event, ev.Finished) and event.stopped):
                 # at the point the event shows (the replay publishes as it moves there)
-                self.recorder.show_replay(self._replay.panels_feed(point_index(event)))
+                self.own_recorder.show_replay(self._replay.panels_feed(point_index(event)))
             return
-        match event:
-            case ev.Reset():
-                self.recorder.reset()
-            case ev.Paused(travelled=True) | ev.Finished(travelled=True) | ev.Error(travelled=True):
-                # travelled back before any backward(): the re-run has not told the recorder yet
-                self.recorder.catch_up()
+        self.own_recorder.follow(event)
+
+    def predictions(self, stmt, live) -> list:
+        """The predict panel's questions before ``stmt``: as the worker asked them of the live
+        names there, or asked here of ``live``."""
+        told = self.recorder.predictions
+        if told is None or stmt is None:
+            return pm.predictions(stmt, live)
+        return list(told)
 
     def _events_arrived(self, batch: list) -> None:
         for event in batch:
@@ -94,7 +108,8 @@ class PanelsHub(QObject):
         self._users -= 1
         if self._users > 0:
             return
-        self.recorder.detach()
+        self.own_recorder.detach()
+        self._told = None
         if self._unsubscribe_session is not None:
             self._unsubscribe_session()
             self._unsubscribe_session = None
@@ -111,7 +126,7 @@ class PanelsHub(QObject):
 def panels_hub(controller) -> PanelsHub:
     """The controller's ``PanelsHub``, made on first use."""
     hub = getattr(controller, "_gradstep_panels_hub", None)
-    if hub is None or not hub.recorder.attached:
+    if hub is None or not hub.own_recorder.attached:
         hub = PanelsHub(controller)
         controller._gradstep_panels_hub = hub
     return hub

@@ -65,7 +65,7 @@ def point_view(controller, hub: PanelsHub) -> PointView | None:
             live = visible_names(namespace, None)
         case ev.Paused(snapshot=snapshot) | ev.Finished(snapshot=snapshot):
             pass
-        case ev.Error():
+        case ev.Error(snapshot=snapshot):
             # The names where the script failed (the session keeps that frame), not those of
             # an earlier pause: a script failing before its optimizer exists shows none.
             session = getattr(controller, "session", None)

@@ -132,7 +132,7 @@ class PredictPanel(Panel):
         stmt = getattr(pause, "stmt", None) if getattr(pause, "kind", "") == "statement" else None
         found = []
         if self.enabled.isChecked() and not view.travelled:
-            found = [_Question(p) for p in pm.predictions(stmt, view.live)]
+            found = [_Question(p) for p in self.hub.predictions(stmt, view.live)]
         self.questions = just_answered + found
         for row, q in enumerate(self.questions):
             q.place(self.grid, row)

@@ -13,7 +13,7 @@ from importlib import import_module
 
 _WHERE = {
     "ConditionError": "breakpoints", "DataBreakpoints": "breakpoints",
-    "LineBreakpoint": "breakpoints", "evaluate_condition": "breakpoints",
+    "LineBreakpoint": "breakpoints",
     "Counters": "counters",
     "OptimizerChange": "diff", "StateDiff": "diff", "TensorChange": "diff",
     "Position": "events", "SessionEvent": "events", "Status": "events",

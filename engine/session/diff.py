@@ -37,33 +37,24 @@ class TensorChange:
 class OptimizerChange:
     """An optimizer's state entry that appeared or changed (``exp_avg`` of ``w``, ...)."""
 
-    optimizer: str
-    param: str
-    key: str
-    max_abs_change: float | None = None
+    optimizer: str  # the script's name for it
+    param: str  # the parameter's display name
+    key: str  # the state entry: "exp_avg", "momentum_buffer", ...
+    max_abs_change: float | None = None  # None when the entry is new or changed shape
 
 
 @dataclass(frozen=True)
 class StateDiff:
     """What changed since the previous pause.
 
-    Attributes
-    ----------
-    tensors : tuple of TensorChange
-    backward_steps : tuple of BackwardStep
-        The backward nodes executed since the previous pause, in order.
-    optimizer : tuple of OptimizerChange
-    console : tuple of str
-        Console lines printed since the previous pause.
-    full : bool
-        True when the views should redraw everything (after a restart or a jump in time): the
-        changes are then relative to an empty state and ``console`` holds every line so far.
+    ``full``: the views should redraw everything (after a restart or a jump in time); the
+    changes are then relative to an empty state and ``console`` holds every line so far.
     """
 
-    tensors: tuple = ()
-    backward_steps: tuple = ()
-    optimizer: tuple = ()
-    console: tuple = ()
+    tensors: tuple = ()  # TensorChange, per name and field
+    backward_steps: tuple = ()  # the BackwardStep nodes executed since, in order
+    optimizer: tuple = ()  # OptimizerChange
+    console: tuple = ()  # the lines printed since
     full: bool = False
 
     @property

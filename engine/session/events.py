@@ -81,13 +81,13 @@ class Running(SessionEvent):
     """A command started."""
 
     kind: ClassVar[str] = "running"
-    command: str
+    command: str  # its name: "step_over", "continue_", ...
 
 
 @dataclass(frozen=True)
 class Finished(SessionEvent):
-    """The script ended (``stopped``: by ``stop()``, then ``diff`` and ``point`` are None).
-    A recording's carries its ``snapshot`` (its names are not live objects)."""
+    """The script ended (``stopped``: by ``stop()``, then ``diff``, ``point`` and ``snapshot``
+    are None; a worker's fills in ``snapshot``). ``snapshot``: the state at the end."""
 
     kind: ClassVar[str] = "finished"
     namespace: dict | None
@@ -100,14 +100,16 @@ class Finished(SessionEvent):
 
 @dataclass(frozen=True)
 class Error(SessionEvent):
-    """The script failed: ``error`` (ScriptError) and its ``explanation``."""
+    """The script failed: ``error`` (ScriptError) and its ``explanation``; ``snapshot`` is the
+    state where it failed (None when the script's process died)."""
 
     kind: ClassVar[str] = "error"
-    error: Any
-    explanation: Any
-    diff: Any
-    point: Any
+    error: Any  # ScriptError (engine.session.wire.ErrorInfo on the wire)
+    explanation: Any  # Explanation or None
+    diff: Any  # StateDiff since the last rest
+    point: Any  # TimelinePoint
     travelled: bool = False
+    snapshot: Any = None  # Snapshot
 
 
 @dataclass(frozen=True)

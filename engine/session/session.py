@@ -66,7 +66,7 @@ def _reachable_nodes(roots) -> int:
     return len(seen)
 
 
-def _steps_on_graph(steps: tuple, names: dict) -> tuple:
+def _steps_on_graph(steps: tuple, tensors: dict) -> tuple:
     """The last backward's steps if that backward ran through the graph the names hold now;
     else none. A leaf's AccumulateGrad outlives its iteration: without this, the next
     iteration's new forward graph would show the previous backward's gradient on the edge into
@@ -76,7 +76,7 @@ def _steps_on_graph(steps: tuple, names: dict) -> tuple:
     from ..autograd.node import AccumulateGrad
 
     live: set = set()
-    stack = [t.grad_fn for t in named_tensors(names).values() if t.grad_fn is not None]
+    stack = [t.grad_fn for t in tensors.values() if t.grad_fn is not None]
     while stack:
         fn = stack.pop()
         if id(fn) in live:
@@ -148,6 +148,8 @@ class Session(EventPublisher):
         self.source = source
         self.seed = seed
         self.limits = limits
+        self._names_generation = 0  # grows whenever the script's names may have changed
+        self._tensors_cache = None  # ((generation, status), visible_tensors())
         self.filename = filename
         self.breakpoints: dict[int, LineBreakpoint] = {}
         for bp in as_line_breakpoints(breakpoints):
@@ -260,6 +262,15 @@ class Session(EventPublisher):
             return visible_names(self.namespace, None)
         return {}
 
+    def visible_tensors(self) -> dict:
+        """``named_tensors(visible_names())``, walked once per state at rest: the graph, the
+        worker's panels data and the data breakpoints all ask for it."""
+        key = (self._names_generation, self.status)
+        cached = self._tensors_cache
+        if cached is None or cached[0] != key:
+            cached = self._tensors_cache = (key, named_tensors(self.visible_names()))
+        return cached[1]
+
     def module_names(self) -> dict:
         """The module's own names (no function's locals): what a line appended at the end of
         the script can use, so what the builder offers."""
@@ -289,7 +300,8 @@ class Session(EventPublisher):
         from ..graph import build_graph
 
         names = self.visible_names()
-        return build_graph(names, _steps_on_graph(tuple(self._backward_steps), names),
+        return build_graph(names, _steps_on_graph(tuple(self._backward_steps),
+                                                  self.visible_tensors()),
                            previous=previous)
 
     # ------------------------------------------------------------------ thread-safe controls
@@ -481,9 +493,11 @@ class Session(EventPublisher):
                 self._emit(ev.Paused(self._pause, diff, self._position, point, "time travel",
                                      snap, travelled=True))
             else:
-                self._emit(ev.Error(self.error, self.explanation, diff, point, travelled=True)
+                self._emit(ev.Error(self.error, self.explanation, diff, point, travelled=True,
+                                    snapshot=snap)
                            if self.status == Status.FAILED else
-                           ev.Finished(self.namespace, diff, point, travelled=True))
+                           ev.Finished(self.namespace, diff, point, travelled=True,
+                                       snapshot=snap))
             return self._pause if self.status == Status.PAUSED else None
 
     def _iteration_boundary(self, here) -> Callable:
@@ -599,6 +613,7 @@ class Session(EventPublisher):
         self.losses = []
         self.figures = ()
         self.error = self.explanation = self.namespace = None
+        self._names_changed()
         self._reset_run_state()
         self._resume_pending = self.resume is not None
         self._resumed_here = False
@@ -688,6 +703,7 @@ class Session(EventPublisher):
     def _pull(self):
         """The next interpreter pause, with the bookkeeping of the statement that just ran.
         None when the run ended (finished, failed or stopped)."""
+        self._names_changed()
         if self._gen_error is not None:
             error, self._gen_error = self._gen_error, None
             self._fail(error)
@@ -755,8 +771,14 @@ class Session(EventPublisher):
         loops = pause.loop_iterations
         return bool(loops) and loops[0][1] >= self.resume.iteration
 
+    def _names_changed(self) -> None:
+        """The script ran (or its state was replaced): the names walked so far are stale."""
+        self._names_generation += 1
+        self._tensors_cache = None
+
     def _restore(self, namespace: dict, why: str | None = None) -> None:
         """Write ``resume`` into ``namespace``; warn (with ``why``) about anything not restored."""
+        self._names_changed()
         from ..files.snapshot import restore_state
 
         self._resume_pending = False
@@ -1029,6 +1051,7 @@ class Session(EventPublisher):
         self.status = Status.FINISHED
         self.namespace = namespace if namespace is not None else (
             self._pause.globals if self._pause is not None else {})
+        self._names_changed()
         if self._resume_pending:
             it = self.resume.iteration
             self._restore(self.namespace,
@@ -1047,10 +1070,11 @@ class Session(EventPublisher):
         if self._replaying:
             return
         snap, diff, point = self._publish("finished", "finished")
-        self._emit(ev.Finished(self.namespace, diff, point))
+        self._emit(ev.Finished(self.namespace, diff, point, snapshot=snap))
         self._emit(ev.TimelineChanged(len(self.timeline)))
 
     def _fail(self, error: ScriptError) -> None:
+        self._names_changed()
         self.status = Status.FAILED
         self.error = error
         stmt = self._pause.stmt if self._pause is not None else None
@@ -1062,7 +1086,7 @@ class Session(EventPublisher):
         if self._replaying:
             return
         snap, diff, point = self._publish("error", error.kind)
-        self._emit(ev.Error(error, self.explanation, diff, point))
+        self._emit(ev.Error(error, self.explanation, diff, point, snapshot=snap))
         self._emit(ev.TimelineChanged(len(self.timeline)))
 
     def _stopped(self) -> None:

@@ -20,6 +20,7 @@ sent: ``PauseInfo.globals`` and ``locals`` are empty (the views draw the ``Snaps
 from __future__ import annotations
 
 import ast
+import operator
 import textwrap
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
@@ -259,3 +260,188 @@ def foreign_objects(value: Any, path: str = "value", _seen: set | None = None) -
     if isinstance(value, Enum):
         return []
     return [f"{path}: {type(value).__module__}.{type(value).__qualname__}"]
+
+
+# ------------------------------------------------------------------------------ the panels' data
+@dataclass(frozen=True)
+class HistoryData:
+    """A ``TrainingHistory`` as plain data: the loss per iteration and, per display name,
+    ``(xs, ys)`` of the gradient norms and the update ratios. With ``appended`` it is only what
+    was added since the one sent before (the loss and each series from where they ended)."""
+
+    loss: np.ndarray
+    grad_norms: dict
+    update_ratios: dict
+    appended: bool = False
+
+
+class HistorySender:
+    """The worker's side of the training curves: ``data(history, names)`` is what to send now
+    (None: nothing new), the whole history once and then only what each send adds to it."""
+
+    def __init__(self) -> None:
+        self._sent = None  # (history, version, loss length, {table: {name: length}})
+
+    def data(self, history, names) -> HistoryData | None:
+        sent = self._sent
+        if sent is not None and sent[0] is history and sent[1] == history.version:
+            return None
+        tables = {"grad_norms": history.series(history.grad_norms, names),
+                  "update_ratios": history.series(history.update_ratios, names)}
+        loss = np.array(history.loss, dtype=np.float64)
+        lengths = {key: {n: len(xs) for n, (xs, _) in table.items()}
+                   for key, table in tables.items()}
+        self._sent = (history, history.version, len(loss), lengths)
+        if sent is None or sent[0] is not history or not _grew(sent, len(loss), lengths):
+            return HistoryData(loss, tables["grad_norms"], tables["update_ratios"])
+        tails = {key: {n: (xs[sent[3][key].get(n, 0):], ys[sent[3][key].get(n, 0):])
+                       for n, (xs, ys) in table.items()} for key, table in tables.items()}
+        return HistoryData(loss[sent[2]:], tails["grad_norms"], tails["update_ratios"], True)
+
+
+def _grew(sent, loss_length: int, lengths: dict) -> bool:
+    """Everything sent before is still there, in the same order: the new data only appends."""
+    if loss_length < sent[2]:
+        return False
+    for key, table in lengths.items():
+        before = sent[3][key]
+        if list(table) != list(before) or any(table[n] < before[n] for n in before):
+            return False
+    return True
+
+
+def history_from(data: HistoryData, current=None):
+    """The window's ``TrainingHistory`` for ``data``: a new one, or ``current`` (the one made
+    from the sends before) extended in place when ``data`` only appends to it."""
+    from array import array
+
+    from .panels_model.training import TrainingHistory
+
+    if not data.appended or current is None:
+        return TrainingHistory.from_series(data.loss, data.grad_norms, data.update_ratios)
+    current.loss.extend(array("d", data.loss.tolist()))
+    for table, given in ((current.grad_norms, data.grad_norms),
+                         (current.update_ratios, data.update_ratios)):
+        for name, (xs, ys) in given.items():  # the same names as before (HistorySender)
+            table[name].xs.extend(array("d", xs.tolist()))
+            table[name].ys.extend(array("d", ys.tolist()))
+    current.version += 1
+    return current
+
+
+@dataclass(frozen=True)
+class PanelsData:
+    """What the worker tells the window's panels, in the message stream just before the event
+    it belongs to (``engine.session.told``). At a point at rest (``at_rest``): what a
+    ``ReplayFeed`` holds (``stories``, ``optimizers``, ``steps``; ``same``: as told the time
+    before) and the predict panel's ``predictions`` there; while the script runs only the
+    training curves. ``history`` None: unchanged."""
+
+    at_rest: bool = False
+    same: bool = False
+    stories: dict = field(default_factory=dict)
+    optimizers: tuple = ()
+    steps: dict = field(default_factory=dict)
+    predictions: tuple = ()
+    history: HistoryData | None = None
+
+    def feed(self, before=None):
+        """The ``ReplayFeed`` the panels' models read now (None: keep the one told before);
+        ``before`` is that one: a story or step None here is the same as there."""
+        from .panels_model.replay import ReplayFeed
+
+        if not self.at_rest or self.same:
+            return None
+        stories = self.stories
+        steps = self.steps
+        if before is not None:
+            stories = _filled(stories, before.stories)
+            steps = _filled(steps, before.steps)
+        return ReplayFeed(self.optimizers, steps, stories)
+
+
+# ------------------------------------------------------------------------------ snapshots
+@dataclass(frozen=True)
+class SnapshotDelta:
+    """A ``Snapshot`` as what differs from the one sent just before it. A session shares the
+    records that did not change between its snapshots (``state.capture``); those cross as
+    ``None`` (the same as there) instead of their arrays being pickled again."""
+
+    tensors: dict  # name -> TensorRecord, or None: the previous snapshot's
+    optimizer: dict  # (optimizer, param, key) -> value, or None: the previous snapshot's
+    scalars: dict
+    console_lines: int
+
+
+class SnapshotChain:
+    """One side of the stream of snapshots between the worker and the window: ``pack`` (worker)
+    and ``unpack`` (window) see the same snapshots in the same order, so each but the first
+    crosses as a ``SnapshotDelta`` against the one before."""
+
+    def __init__(self) -> None:
+        self.last = None
+
+    def pack(self, snap):
+        last, self.last = self.last, snap
+        if last is None or snap is None or isinstance(snap, SnapshotDelta):
+            return snap
+        if snap is last:
+            return SnapshotDelta({k: None for k in snap.tensors},
+                                 {k: None for k in snap.optimizer}, snap.scalars,
+                                 snap.console_lines)
+        return SnapshotDelta(_shared(snap.tensors, last.tensors),
+                             _shared(snap.optimizer, last.optimizer), snap.scalars,
+                             snap.console_lines)
+
+    def unpack(self, snap):
+        if isinstance(snap, SnapshotDelta):
+            last = self.last
+            snap = type(last)(_filled(snap.tensors, last.tensors),
+                              _filled(snap.optimizer, last.optimizer), snap.scalars,
+                              snap.console_lines)
+        if snap is not None:
+            self.last = snap
+        return snap
+
+    def pack_event(self, event):
+        if isinstance(event, (ev.Paused, ev.Finished, ev.Error)) and event.snapshot is not None:
+            return replace(event, snapshot=self.pack(event.snapshot))
+        return event
+
+    def unpack_event(self, event):
+        if isinstance(event, (ev.Paused, ev.Finished, ev.Error)) and event.snapshot is not None:
+            return replace(event, snapshot=self.unpack(event.snapshot))
+        return event
+
+
+def _shared(now: dict, before: dict) -> dict:
+    return {k: None if before.get(k, _MISSING) is v else v for k, v in now.items()}
+
+
+def _filled(now: dict, before: dict) -> dict:
+    return {k: before[k] if v is None else v for k, v in now.items()}
+
+
+_MISSING = object()
+
+
+class ListSender:
+    """A list the window keeps a copy of (timeline points, console lines, losses, warnings),
+    sent as ``(prefix, tail)``: the items from the first one that is not the very object sent
+    before. ``ListSender.apply(copy, delta)`` is the window's side."""
+
+    def __init__(self) -> None:
+        self._sent: list = []
+
+    def delta(self, items) -> tuple[int, list]:
+        items = list(items)
+        sent = self._sent
+        same = list(map(operator.is_, items, sent))  # one C loop: a timeline has 20 000 points
+        prefix = same.index(False) if False in same else len(same)
+        self._sent = items
+        return prefix, items[prefix:]
+
+    @staticmethod
+    def apply(copy, delta) -> list:
+        prefix, tail = delta
+        return list(copy[:prefix]) + list(tail)

@@ -49,7 +49,17 @@ from pathlib import Path
 
 from . import events as ev
 from .events import EventPublisher, Status
-from .wire import error_info, from_wire, pause_info, script_error, to_wire
+from .wire import (
+    ListSender,
+    PanelsData,
+    SnapshotChain,
+    error_info,
+    from_wire,
+    history_from,
+    pause_info,
+    script_error,
+    to_wire,
+)
 
 GRACE_SECONDS = 0.5  # between the polite stop and the kill
 HEADROOM_BYTES = 1 << 30  # address space above the start's and the tensors' budget
@@ -164,25 +174,23 @@ def _apply_os_limits(config: dict, slot) -> None:
     if resource is not None:
         start = _address_space_bytes()
         if start:
-            _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-            want = start + budget + headroom
-            if hard != resource.RLIM_INFINITY:
-                want = min(want, hard)
-            try:
-                resource.setrlimit(resource.RLIMIT_AS, (want, hard))
-            except (ValueError, OSError):
-                pass
+            _lower_limit(resource, resource.RLIMIT_AS, start + budget + headroom)
         usage = resource.getrusage(resource.RUSAGE_SELF)
-        _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-        want = int(usage.ru_utime + usage.ru_stime) + int(config.get("cpu_seconds", CPU_SECONDS))
-        if hard != resource.RLIM_INFINITY:
-            want = min(want, hard)
-        try:
-            resource.setrlimit(resource.RLIMIT_CPU, (want, hard))
-        except (ValueError, OSError):
-            pass
+        _lower_limit(resource, resource.RLIMIT_CPU, int(usage.ru_utime + usage.ru_stime)
+                     + int(config.get("cpu_seconds", CPU_SECONDS)))
         return
     _start_watchdog(budget + headroom, slot)
+
+
+def _lower_limit(resource, which: int, want: int) -> None:
+    """Set the soft limit ``which`` to ``want`` (never above the hard limit)."""
+    _soft, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        want = min(want, hard)
+    try:
+        resource.setrlimit(which, (want, hard))
+    except (ValueError, OSError):
+        pass
 
 
 def _start_watchdog(max_bytes: int, slot) -> None:  # pragma: no cover - platforms without rlimit
@@ -231,6 +239,8 @@ class _Child:
         self.test_hooks = test_hooks
         self.send_lock = threading.Lock()
         self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        from .told import PanelsTeller
+
         cls = _worker_session_class()
         self.session = cls(
             config["source"], seed=config.get("seed", 0), limits=config.get("limits"),
@@ -238,6 +248,9 @@ class _Child:
             filename=config.get("filename", "<script>"), resume=config.get("resume"),
             timeline_budget=config.get("timeline_budget", 64 * 2**20),
         )
+        # The panels' recorder hears the engine here, next to the session; what the panels draw
+        # crosses as plain data (PanelsData) just before each event at rest.
+        self.panels = PanelsTeller(self.session)
         self.session._slot = memoryview(slot).cast("q")
         if config.get("data_breakpoints") is not None:
             self.session.set_data_breakpoints(config["data_breakpoints"])
@@ -249,9 +262,12 @@ class _Child:
         self.pause_asked = self.stop_asked = False
         self.replay_reason: str | None = None
         self.graph = None
-        self.sent_points: list = []
-        self.sent_console: tuple = (None, 0)
+        # what the window has of the lists it keeps, of the snapshots and of the workspace
+        self.lists = {key: ListSender() for key in ("timeline", "console", "losses",
+                                                     "warnings")}
+        self.snapshots = SnapshotChain()
         self.sent_snapshot = None
+        self.sent_workspace = _NOT_SENT
 
     # ------------------------------------------------------------------ threads
     def serve(self) -> None:
@@ -315,21 +331,33 @@ class _Child:
 
     # ------------------------------------------------------------------ events
     def _on_event(self, event) -> None:
+        self.panels.follow(event)  # also while a replay is muted: it re-runs the script
         if self.muted:
             return
         if isinstance(event, ev.Finished) and event.snapshot is None:
             event = replace(event, snapshot=self.session.snapshot())
         if isinstance(event, ev.Paused) and self.replay_reason is not None:
             event = replace(event, reason=self.replay_reason)
-        wired = to_wire(event, self.session.source)
-        if isinstance(event, (ev.Paused, ev.Finished)):
+        if isinstance(event, ev.AT_REST):
             self.sent_snapshot = event.snapshot
-        self.buffer.append(wired)
+            session = self.session
+            self.buffer.append(self.panels.at_rest(event, session.visible_names(),
+                                                   session.visible_tensors()))
+        elif isinstance(event, ev.Reset):
+            self._curves()
+        self.buffer.append(self.snapshots.pack_event(to_wire(event, self.session.source)))
         now = time.perf_counter()
         if isinstance(event, ev.Running) or (now - self.started > _FLUSH_SECONDS
                                              and now - self.last_flush > _FLUSH_SECONDS):
             self.last_flush = now
+            self._curves()
             self._send(("events", self.current, self._take()))
+
+    def _curves(self) -> None:
+        """The training curves' news while the script runs (nothing when there is none)."""
+        data = self.panels.running()
+        if data is not None:
+            self.buffer.append(data)
 
     def _take(self) -> list:
         out, self.buffer = self.buffer, []
@@ -365,12 +393,14 @@ class _Child:
                        stopped=session.status == Status.STOPPED)
         if self.buffer:  # the views hear where it stopped before the graph is built
             self._send(("events", ident, self._take()))
-        self._send(("done", ident, self._take(), self._state(), outcome))
+        state = self._state()
+        self._send(("done", ident, self._take(), state, outcome))
         self.current = None
         self.pause_asked = self.stop_asked = False
         session._stop_requested.clear()
 
     def _progress(self, ident: int, done: int, total: int) -> None:
+        self._curves()
         events = self._take()
         if events:
             self._send(("events", ident, events))
@@ -438,44 +468,32 @@ class _Child:
         self._send(("answer", ident, value))
 
     def _state(self) -> dict:
-        """What the window keeps of the session after a command (deltas where lists grow)."""
+        """What the window keeps of the session after a command: what changed only (the lists
+        as deltas, the workspace when it differs, the snapshot when no event carried it)."""
         s = self.session
-        points = s.timeline._points
-        sent = self.sent_points
-        prefix = min(len(points), len(sent))
-        for i in range(prefix):
-            if points[i] is not sent[i]:
-                prefix = i
-                break
-        tail = points[prefix:]
-        self.sent_points = list(points)
-        console_obj, console_len = self.sent_console
-        start = max(0, console_len - 1) if s.console is console_obj else 0
-        console = (start, s.console[start:])
-        self.sent_console = (s.console, len(s.console))
         try:
             graph = s.graph(self.graph)
         except Exception:
             graph = None
         self.graph = graph
-        try:
-            from ..builder.workspace import describe
-
-            workspace = describe(s.module_names(), s.source)
-        except Exception:
-            workspace = None
-        snapshot = s.snapshot()
+        lists = self.lists
         state = {
             "status": str(s.status), "position": s.position, "counters": replace(s.counters),
-            "timeline": (prefix, tail), "console": console, "losses": list(s.losses),
-            "warnings": s.warnings, "error": error_info(s.error), "explanation": s.explanation,
-            "graph": graph, "workspace": workspace,
+            "timeline": lists["timeline"].delta(s.timeline._points),
+            "console": lists["console"].delta(s.console),
+            "losses": lists["losses"].delta(s.losses),
+            "warnings": lists["warnings"].delta(s.linter.warnings),
+            "error": error_info(s.error), "explanation": s.explanation, "graph": graph,
             "pause": pause_info(s.pause_state, s.source),
             "hits": {line: bp.hits for line, bp in s.breakpoints.items()},
             "raw": s.raw_position,
         }
+        workspace = _workspace(s)
+        if workspace != self.sent_workspace:
+            state["workspace"] = self.sent_workspace = workspace
+        snapshot = s.snapshot()
         if snapshot is not self.sent_snapshot:
-            state["snapshot"] = snapshot
+            state["snapshot"] = self.snapshots.pack(snapshot)
             self.sent_snapshot = snapshot
         return state
 
@@ -501,6 +519,19 @@ def _empty_diff():
     from .diff import StateDiff
 
     return StateDiff()
+
+
+def _workspace(session):
+    """The builder's workspace of the session's module names (None if they cannot be read)."""
+    try:
+        from ..builder.workspace import describe
+
+        return describe(session.module_names(), session.source)
+    except Exception:
+        return None
+
+
+_NOT_SENT = object()
 
 
 # ==================================================================================== window side
@@ -710,6 +741,12 @@ class RemoteSession(EventPublisher):
         self._graph = None
         self._snapshot = None
         self._snapshots: dict = {}  # (raw_index, kind) -> Snapshot, from the events
+        self._chain = SnapshotChain()  # the snapshots arrive as deltas against the one before
+        from .panels_model import PanelsRecorder
+
+        # What the panels draw, as the worker's recorder told it (never attached to this
+        # process's engine: nothing runs here)
+        self.panels = PanelsRecorder()
         # the _test_* commands (segfault, hang, allocate): tests only
         self._test_hooks = (os.environ.get("GRADSTEP_WORKER_TEST_HOOKS") == "1"
                             if test_hooks is None else bool(test_hooks))
@@ -851,10 +888,13 @@ class RemoteSession(EventPublisher):
 
     def _dispatch(self, events: list) -> None:
         for wired in events:
-            event = from_wire(wired)
+            if isinstance(wired, PanelsData):  # before the event it belongs to
+                self._show_panels(wired)
+                continue
+            event = self._chain.unpack_event(from_wire(wired))
             match event:
-                case ev.Paused(point=point, snapshot=snap) | ev.Finished(point=point,
-                                                                       snapshot=snap):
+                case ev.Paused(point=point, snapshot=snap) | ev.Finished(
+                        point=point, snapshot=snap) | ev.Error(point=point, snapshot=snap):
                     if snap is not None:
                         self._snapshot = snap
                         if point is not None:
@@ -863,23 +903,31 @@ class RemoteSession(EventPublisher):
                     self._snapshots.clear()
             self._send(event)
 
+    def _show_panels(self, data: PanelsData) -> None:
+        panels = self.panels
+        history = None
+        if data.history is not None:
+            with panels.lock:  # extended in place: the training panel reads it under the lock
+                history = history_from(data.history, panels.history)
+        panels.show_told(data.feed(panels.replay), history,
+                         data.predictions if data.at_rest else None)
+
     def _apply(self, state: dict) -> None:
         self.status = Status(state["status"])
         self._position = state["position"]
         self.counters = state["counters"]
-        prefix, tail = state["timeline"]
-        self.timeline = RemoteTimeline(list(self.timeline[:prefix]) + list(tail), self)
-        start, lines = state["console"]
-        self.console = self.console[:start] + list(lines)
-        self.losses = state["losses"]
-        self._warnings = state["warnings"]
+        self.timeline = RemoteTimeline(ListSender.apply(self.timeline, state["timeline"]), self)
+        self.console = ListSender.apply(self.console, state["console"])
+        self.losses = ListSender.apply(self.losses, state["losses"])
+        self._warnings = ListSender.apply(self._warnings, state["warnings"])
         self.error = script_error(state["error"])
         self.explanation = state["explanation"]
         self._graph = state["graph"]
-        self.workspace = state["workspace"]
+        if "workspace" in state:
+            self.workspace = state["workspace"]
         self._pause = state["pause"]
         if "snapshot" in state:
-            self._snapshot = state["snapshot"]
+            self._snapshot = self._chain.unpack(state["snapshot"])
         for line, hits in state["hits"].items():
             bp = self.breakpoints.get(line)
             if bp is not None:

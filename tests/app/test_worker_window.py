@@ -1,6 +1,7 @@
-"""The window with the script in a worker process (GRADSTEP_WORKER=1): the event loop keeps
-turning while the worker is stuck in one C call, Stop brings it back within a second, and a
-worker that dies leaves the window, the text and the file as they were."""
+"""The window with the script in a worker process (the default; set explicitly here, with the
+test-only commands): the event loop keeps turning while the worker is stuck in one C call, Stop
+brings it back within a second, and a worker that dies leaves the window, the text and the file
+as they were."""
 
 from __future__ import annotations
 

@@ -56,13 +56,14 @@ class Contribution:
 
 
 class _History:
-    __slots__ = ("ref", "entries", "dropped")
+    __slots__ = ("ref", "entries", "dropped", "writes")
 
     def __init__(self, tensor) -> None:
         self.ref = weakref.ref(tensor)
         # (kind, call, value, paths); kind "add", or "none"/"zeros" for a zero_grad()
         self.entries: list[tuple] = []
         self.dropped = False  # the oldest entries were dropped (MAX_HISTORY)
+        self.writes = 0  # entries ever appended
 
 
 @dataclass(frozen=True)
@@ -117,9 +118,15 @@ class BufferLedger:
         if h is None or h.ref() is not tensor:  # a new tensor reusing a dead one's id
             h = self._histories[id(tensor)] = _History(tensor)
         h.entries.append(entry)
+        h.writes += 1
         if len(h.entries) > MAX_HISTORY:
             del h.entries[: len(h.entries) - MAX_HISTORY]
             h.dropped = True
+
+    def mark(self, tensor) -> tuple | None:
+        """What changes whenever the buffer's story does (None: no story)."""
+        h = self._histories.get(id(tensor)) if tensor is not None else None
+        return None if h is None or h.ref() is not tensor else (h, h.writes)
 
     def state(self, tensor) -> BufferState:
         """The buffer's story: its last reset and what each backward call added since."""
@@ -211,6 +218,36 @@ def buffer_rows(
 _UNKNOWN = BufferState(None, (), True)
 
 
+def told_stories(snapshot: Snapshot, tensors: Mapping[str, Any], ledger: BufferLedger,
+                 told: dict | None = None) -> dict[str, BufferState | None]:
+    """Every buffer's story in ``snapshot`` as plain data, told the way a replay tells it: its
+    note already written and its contributions folded, so ``buffer_rows`` gives the same rows
+    from it (and it crosses a process boundary small). ``tensors``: ``named_tensors(live)``.
+
+    ``told`` (kept by the caller between tellings): a story whose record, tensor and writes
+    are those told the time before is None, "as told before"."""
+    out: dict = {}
+    now: dict = {}
+    for name, rec in snapshot.tensors.items():
+        if not has_buffer(rec):
+            continue
+        tensor = tensors.get(name)
+        key = (rec, tensor, ledger.mark(tensor))
+        before = told.get(name) if told is not None else None
+        if before is not None and before[0] is rec and before[1] is tensor and \
+                before[2] == key[2]:
+            now[name], out[name] = before, None
+            continue
+        story = ledger.state(tensor)
+        note, contribs = _buffer_note(rec.grad, story)
+        now[name] = key
+        out[name] = BufferState(story.reset_as, folded(contribs), story.complete, note)
+    if told is not None:
+        told.clear()
+        told.update(now)
+    return out
+
+
 def _same(a, b) -> bool:
     if a is None or b is None:
         return a is b
@@ -230,7 +267,8 @@ def _buffer_note(grad, story: BufferState) -> tuple[str, tuple[Contribution, ...
             return "zeros after zero_grad(set_to_none=False)", ()
         return "written before recording started", ()
     total = sum((c.value for c in contribs[1:]), contribs[0].value)
-    if total.shape != grad.shape or not np.allclose(total, grad, rtol=1e-5, atol=1e-6):
+    if total.shape != grad.shape or not (np.array_equal(total, grad)  # the common case, fast
+                                         or np.allclose(total, grad, rtol=1e-5, atol=1e-6)):
         if not story.complete:
             return "older backward() calls were not all recorded", contribs
         return "changed outside backward() (an in-place write or an assignment to .grad)", ()

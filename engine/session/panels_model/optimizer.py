@@ -6,7 +6,7 @@ AdamW, RMSprop, Adagrad), and the rows the optimizer panel shows (``optimizer_ro
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -355,6 +355,51 @@ def optimizer_rows(
                                              at_step))
                 out.append(_group_rows(oname, kind, gi, group, params))
         return out
+
+
+def told_optimizers(live: Mapping[str, Any], tensors: Mapping[str, Any], steps: StepLog,
+                    told: dict | None = None) -> tuple[tuple, dict]:
+    """The script's optimizers and their latest steps as plain data, told the way a replay
+    tells them (``ReplayOptimizer`` objects, and ``(optimizer name, parameter name) -> StepRecord``
+    without live objects), so ``optimizer_rows`` gives the same rows from them.
+    ``tensors``: ``named_tensors(live)``; ``told`` (kept by the caller between tellings): a
+    step told the time before is None, "as told before"."""
+    now: dict = {}
+    from .replay import ReplayOptimizer
+
+    by_id: dict[int, str] = {}
+    for name, t in tensors.items():
+        by_id.setdefault(id(t), name)
+    shown, told_steps = [], {}
+    for oname, opt in live.items():
+        if oname.startswith("__") or isinstance(opt, type) or not is_optimizer(opt):
+            continue
+        groups, shapes = [], {}
+        for gi, group in enumerate(opt.param_groups):
+            names = []
+            for pi, p in enumerate(group["params"]):
+                pname = by_id.get(id(p), f"param_groups[{gi}].params[{pi}]")
+                names.append(pname)
+                shapes[pname] = tuple(p.shape)
+                step = steps.record(p)
+                if step is not None and step.optimizer is opt:
+                    key = (oname, pname)
+                    now[key] = step
+                    same = told is not None and told.get(key) is step
+                    told_steps[key] = None if same else replace(step, optimizer=None, param=None)
+            groups.append({k: (tuple(names) if k == "params" else _plain_hyper(v))
+                           for k, v in group.items()})
+        shown.append(ReplayOptimizer(oname, type(opt).__name__, tuple(groups), shapes))
+    if told is not None:
+        told.clear()
+        told.update(now)
+    return tuple(shown), told_steps
+
+
+def _plain_hyper(value):
+    """A hyper-parameter as plain data (a tensor learning rate as its numbers)."""
+    data = getattr(value, "_data", None)
+    return np.array(data, copy=True) if isinstance(data, np.ndarray) else value
 
 
 def _replay_rows(snapshot: Snapshot, replay, at_step: bool) -> list[GroupRows]:

@@ -39,11 +39,12 @@ class Prediction:
         return self.kind != "grad" or self.explanation != ""
 
 
-def predictions(stmt: ast.stmt | None, live: Mapping[str, Any]) -> list[Prediction]:
-    """The questions the statement ``stmt`` raises, with their answers where already known."""
+def predictions(stmt: ast.stmt | None, live: Mapping[str, Any],
+                tensors: Mapping[str, Any] | None = None) -> list[Prediction]:
+    """The questions the statement ``stmt`` raises, with their answers where already known
+    (``tensors``: ``named_tensors(live)``, if known; walked only for a statement that asks)."""
     if stmt is None:
         return []
-    tensors = named_tensors(live)
     out: list[Prediction] = []
     seen: set[str] = set()
     for node in ast.walk(stmt):
@@ -56,6 +57,8 @@ def predictions(stmt: ast.stmt | None, live: Mapping[str, Any]) -> list[Predicti
             method, target = "is_leaf", _dotted(node.value)
         else:
             continue
+        if tensors is None:
+            tensors = named_tensors(live)
         t = tensors.get(target)
         if t is None or (target, method) in seen:
             continue

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 
 from ... import events
+from .. import events as session_events
 from .buffers import BufferLedger
 from .optimizer import StepLog
 from .replay import ReplayFeed
@@ -29,6 +31,10 @@ class PanelsRecorder:
         self.steps = StepLog()
         self.history = TrainingHistory()
         self.replay: ReplayFeed | None = None  # a replay's panels data, at the point shown
+        self.version = 0  # grows with every event heard and every reset: "anything new?"
+        # the predict panel's questions at the point shown, when someone else asked them (the
+        # script's worker process); None: ask them of the live names
+        self.predictions: tuple | None = None
         self._unsubscribe: Callable[[], None] | None = None
 
     @property
@@ -51,6 +57,7 @@ class PanelsRecorder:
             self._reset()
 
     def _reset(self) -> None:
+        self.version += 1
         self.ledger = BufferLedger()
         self.steps = StepLog()
         self.history = TrainingHistory()
@@ -69,6 +76,33 @@ class PanelsRecorder:
             if feed is not None:
                 self.history = feed.history
 
+    def show_told(self, feed: ReplayFeed | None = None, history: TrainingHistory | None = None,
+                  predictions: tuple | None = None) -> None:
+        """What the script's worker process told (``engine.session.told`` there): the story at
+        the point it came to rest (``feed``), the predict panel's questions there and the
+        training curves so far (``history``, also while it runs). None leaves that part as it
+        was."""
+        with self.lock:
+            if history is not None:
+                self.history = history
+            if feed is not None:
+                self.replay = feed
+            if self.replay is not None:
+                self.replay = replace(self.replay, history=self.history)
+            if predictions is not None:
+                self.predictions = predictions
+
+    def follow(self, event) -> None:
+        """Keep up with the session (its events, on the thread that runs the script): start
+        over with a new run, and after time travel back before a backward() call."""
+        match event:
+            case session_events.Reset():
+                self.reset()
+            case session_events.Paused(travelled=True) | session_events.Finished(
+                    travelled=True) | session_events.Error(travelled=True):
+                # travelled back before any backward(): the re-run has not told the recorder yet
+                self.catch_up()
+
     def catch_up(self) -> None:
         """Start over if the run has made fewer backward() calls than recorded: it was re-run."""
         with self.lock:
@@ -82,6 +116,7 @@ class PanelsRecorder:
         if event.kind == events.OP_RECORDED:
             return  # the busiest event, and none of the panels' business
         with self.lock:
+            self.version += 1
             if event.kind == events.BACKWARD_STARTED:
                 self._catch_up()
             self.ledger.handle(event)

@@ -19,8 +19,11 @@ NEW_FILE = "import torch\n\n"
 
 
 @pytest.fixture
-def blank(make_window, qtbot):
+def blank(make_window, qtbot, monkeypatch):
     """A window on File ▸ New, its Build panel docked."""
+    # use_worker=False: these tests compare the script's live tensors (engine_names) with
+    # PyTorch's, and a worker keeps the script's names in its own process
+    monkeypatch.setenv("GRADSTEP_WORKER", "0")
     window = make_window(open_demo=False)
     window.actions_by_id["file.new"].trigger()
     wait_idle(qtbot, window)

@@ -3,12 +3,15 @@
 import pytest
 
 import engine as torch
-from engine.session.breakpoints import (
-    ConditionError,
-    as_line_breakpoints,
-    compile_condition,
-    evaluate_condition,
-)
+from engine.script import Interpreter, ScriptError
+from engine.session.breakpoints import ConditionError, as_line_breakpoints, compile_condition
+
+
+def evaluate_condition(text, names):
+    """What the session does for a breakpoint's condition: check it, then let the script's
+    interpreter evaluate it against the paused frame's names."""
+    compile_condition(text)
+    return Interpreter("").evaluate_condition(text, names)
 
 
 def test_condition_reads_names_attributes_and_item():
@@ -35,9 +38,10 @@ def test_condition_refuses_what_could_change_state_or_escape(text):
         compile_condition(text)
 
 
-def test_unknown_name_is_a_condition_error_not_a_crash():
-    with pytest.raises(ConditionError, match="'nope'"):
+def test_unknown_name_is_a_script_error_naming_it_not_a_crash():
+    with pytest.raises(ScriptError, match="'nope'") as caught:
         evaluate_condition("nope > 1", {})
+    assert caught.value.kind == "runtime"
 
 
 def test_breakpoint_specs_from_ints_pairs_dicts_and_objects():
