@@ -51,6 +51,13 @@ class Node:
         "__weakref__",
     )
 
+    def __new__(cls, op=None, *args, **kwargs):
+        # ``type(y.grad_fn).__name__`` is PyTorch's node name (``MulBackward0``), as tutorials
+        # print it: each node is made of a subclass named after its op, made once per name.
+        if op is None:  # copy and pickle make the object first, then set its slots
+            return object.__new__(cls)
+        return object.__new__(node_class(cls, op.node_name))
+
     def __init__(self, op, params, next_functions, input_meta, saved, ans, ans_version,
                  saved_versions=None):
         self.op = op
@@ -319,6 +326,22 @@ def _reduce_to(g, shape, dtype):
     return g
 
 
+_NODE_CLASSES: dict = {}
+
+
+def node_class(base: type, node_name: str) -> type:
+    """The subclass of ``base`` a node of ``node_name`` is made of, named as PyTorch names the
+    node's type (``<class 'MulBackward0'>``: torch's node types print with no module)."""
+    key = (base, node_name)
+    cls = _NODE_CLASSES.get(key)
+    if cls is None:
+        cls = type(node_name.rsplit(":", 1)[-1], (base,), {"__slots__": ()})
+        cls.__module__ = "builtins"
+        cls.__qualname__ = cls.__name__
+        _NODE_CLASSES[key] = cls
+    return cls
+
+
 class _JoinNode(Node):
     """One node for all the outputs of an op that cuts its input along ``dim``: its gradient
     joins the outputs' gradients back along ``dim``, zeros for the outputs no gradient reached."""
@@ -435,6 +458,10 @@ class AccumulateGrad:
 
     def release(self) -> None:
         pass
+
+
+# As torch's C++ node types, it prints with no module: <class 'AccumulateGrad'>.
+AccumulateGrad.__module__ = "builtins"
 
 
 class _RemovableHandle:

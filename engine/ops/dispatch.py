@@ -7,7 +7,7 @@ import numpy as np
 from .. import budget as _budget
 from .. import dtypes as _dtypes
 from ..autograd.grad_mode import state as grad_state
-from ..autograd.node import Node, _sequence
+from ..autograd.node import _NODE_CLASSES, Node, _sequence, node_class
 from ..dtypes import result_type
 from ..events import OP_RECORDED, hub
 from .table import OPS, Op, variadic_rules
@@ -327,7 +327,7 @@ def _record(op, tensors, arrays, params, result, vjps=None):
             ans_counter = result._version
             ans_version = ans_counter.value
     # ``Node(...)``, with its fields written here: one Python call less per op
-    node = _new(Node)
+    node = _new(_NODE_CLASSES.get((Node, op.node_name)) or node_class(Node, op.node_name))
     node.op = op if vjps is None else _VariadicOp(op, vjps)
     node.params = params
     node.next_functions = next_functions
