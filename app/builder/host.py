@@ -151,6 +151,9 @@ class BuilderHost(QObject):
                 "the script has not run yet: F5 runs it and lists its tensors (or make one "
                 "with New Tensor…)" if not_run else None)
             self.panel.set_workspace(self.workspace(), self.window.editor.toPlainText())
+            # The graph's selection may have come back before the new workspace (a re-run
+            # through the worker): offer it again against the workspace it belongs to.
+            self.panel.set_selection(self.selected_names())
 
     def selected_names(self) -> list[str]:
         """The tensors selected in the graph, in the order they were picked, spelled as code."""
