@@ -10,6 +10,16 @@ from ..autograd.grad_mode import no_grad
 from ..dtypes import tensor_type_name
 from ..events import GRAD_ZEROED, hub
 from ..tensor import Tensor, TorchNamedMeta
+from .hooks import RemovableHandle
+from .module_call import (  # noqa: F401  (torch.nn.modules.module's names)
+    call_with_hooks,
+    has_global_hooks,
+    register_module_backward_hook,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+    register_module_full_backward_hook,
+    register_module_full_backward_pre_hook,
+)
 from .parameter import Parameter
 
 
@@ -30,6 +40,10 @@ def _addindent(text: str, spaces: int) -> str:
     return first + "\n" + "\n".join(" " * spaces + line for line in lines)
 
 
+_HOOK_DICTS = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
+               "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_forward_pre_hooks",
+               "_forward_pre_hooks_with_kwargs")
+
 _EXTRA_STATE = "_extra_state"  # the state_dict key of ``get_extra_state()``
 
 
@@ -44,25 +58,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
-
-
-class _HookHandle:
-    """Removes a registered hook again (``handle.remove()``)."""
-
-    _ids = itertools.count()
-
-    def __init__(self, hooks: dict) -> None:
-        self._hooks = hooks
-        self.id = next(self._ids)
-
-    def remove(self) -> None:
-        self._hooks.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.remove()
 
 
 class Module(metaclass=TorchNamedMeta):
@@ -92,8 +87,9 @@ class Module(metaclass=TorchNamedMeta):
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", {})
-        object.__setattr__(self, "_forward_pre_hooks", OrderedDict())
-        object.__setattr__(self, "_forward_hooks", OrderedDict())
+        for name in _HOOK_DICTS:
+            object.__setattr__(self, name, OrderedDict())
+        object.__setattr__(self, "_is_full_backward_hook", None)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(
@@ -101,32 +97,69 @@ class Module(metaclass=TorchNamedMeta):
         )
 
     def __call__(self, *args, **kwargs):
-        pre_hooks = self.__dict__.get("_forward_pre_hooks")
-        if pre_hooks:
-            for hook in tuple(pre_hooks.values()):
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
-        out = self.forward(*args, **kwargs)
-        hooks = self.__dict__.get("_forward_hooks")
-        if hooks:
-            for hook in tuple(hooks.values()):
-                result = hook(self, args, out)
-                if result is not None:
-                    out = result
-        return out
+        d = self.__dict__
+        if not (d.get("_forward_hooks") or d.get("_forward_pre_hooks")
+                or d.get("_backward_hooks") or d.get("_backward_pre_hooks")
+                or has_global_hooks()):
+            return self.forward(*args, **kwargs)
+        return call_with_hooks(self, args, kwargs)
 
-    def register_forward_pre_hook(self, hook) -> _HookHandle:
-        """Call ``hook(module, args)`` before each forward; a non-None result replaces args."""
-        handle = _HookHandle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
+    # -- hooks (PyTorch's signatures; ``engine/nn/module_call.py`` runs them) ----------------------
+    @staticmethod
+    def _add_hook(hooks: dict, hook, prepend: bool, extra_dict=None) -> RemovableHandle:
+        handle = RemovableHandle(hooks, extra_dict=extra_dict)
+        hooks[handle.id] = hook
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
         return handle
 
-    def register_forward_hook(self, hook) -> _HookHandle:
-        """Call ``hook(module, args, output)`` after each forward; non-None replaces output."""
-        handle = _HookHandle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Call ``hook(module, args)`` before each forward (``hook(module, args, kwargs)`` with
+        ``with_kwargs``); a non-None result replaces the arguments."""
+        handle = self._add_hook(self._forward_pre_hooks, hook, prepend,
+                                self._forward_pre_hooks_with_kwargs)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
         return handle
+
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after each forward (``hook(module, args, kwargs,
+        output)`` with ``with_kwargs``; even when forward raises with ``always_call``); a
+        non-None result replaces the output."""
+        handle = self._add_hook(self._forward_hooks, hook, prepend,
+                                [self._forward_hooks_with_kwargs,
+                                 self._forward_hooks_always_called])
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_output)`` when the gradients of the module's outputs are
+        known; a non-None result replaces them."""
+        return self._add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_input, grad_output)`` when the gradients of the module's
+        positional inputs are computed (of its outputs when no input requires grad); a non-None
+        result replaces ``grad_input``."""
+        self._set_backward_hook_kind(True)
+        return self._add_hook(self._backward_hooks, hook, prepend)
+
+    def register_backward_hook(self, hook) -> RemovableHandle:
+        """The deprecated hook on the grad_fn of the module's output (PyTorch's rules)."""
+        self._set_backward_hook_kind(False)
+        return self._add_hook(self._backward_hooks, hook, False)
+
+    def _set_backward_hook_kind(self, full: bool) -> None:
+        if self._is_full_backward_hook is (not full):
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them.")
+        self._is_full_backward_hook = full
 
     # -- registration ------------------------------------------------------------------------------
     def register_parameter(self, name: str, param) -> None:
@@ -641,6 +674,9 @@ class Module(metaclass=TorchNamedMeta):
 
     def __setstate__(self, state) -> None:
         self.__dict__.update(state)
+        for name in _HOOK_DICTS:  # an older state may lack some, as PyTorch's __setstate__ says
+            self.__dict__.setdefault(name, OrderedDict())
+        self.__dict__.setdefault("_is_full_backward_hook", None)
 
 
 def reset_grad(p: Tensor, set_to_none: bool) -> None:
