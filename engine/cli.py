@@ -11,7 +11,8 @@ counts), each iteration's loss and each parameter's gradient norm (``engine/reco
 the session's events as a JSON trace.
 
 Exit codes: 0 ok, 1 the script failed (``FILE:LINE:COL: kind: message`` on stderr, column
-1-based, then the explanation), 2 usage error, missing or malformed file.
+1-based, then the explanation), 2 usage error, missing or malformed file, 130 Ctrl+C. A run
+that goes on for seconds says so on stderr (statements so far, and the limit that ends it).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import argparse
 import json
 import math
 import sys
+import threading
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -28,10 +30,31 @@ import numpy as np
 EXIT_OK = 0
 EXIT_SCRIPT_ERROR = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130  # as a shell reports a command ended by Ctrl+C
 
 BREAK_CHOICES = ("nan", "inf", "backward", "zero_grad", "step")
 # A progress bar is worth drawing only for runs of at least this many iterations.
 _PROGRESS_MIN_ITERATIONS = 10
+# A run that has printed nothing for this long says it is still going (then every _NOTE_EVERY s):
+# the debugger session keeps every statement for stepping back, so a runaway loop takes minutes
+# to reach the statement limit.
+_NOTE_AFTER = 3.0
+_NOTE_EVERY = 10.0
+
+# The subcommands, each with its one line (``gradstep --help`` of the window lists them too).
+COMMANDS = {
+    "run": "run a .gstep or .py file and print the final state",
+    "record": "run your own PyTorch script, unchanged and unsandboxed, and record its first "
+              "iterations (gradstep record --help)",
+    "export": "run a file and export its graph or event trace",
+}
+
+
+def commands_epilog() -> str:
+    """The subcommands as a help text's epilog (``gradstep --help`` of the window)."""
+    width = max(len(name) for name in COMMANDS)
+    lines = [f"  gradstep {name:<{width}}  {text}" for name, text in COMMANDS.items()]
+    return "commands (no display needed; gradstep COMMAND --help for each):\n" + "\n".join(lines)
 
 
 class _FileProblem(Exception):
@@ -41,7 +64,7 @@ class _FileProblem(Exception):
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gradstep", description="Debug autograd scripts.")
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="run a .gstep or .py file and print the final state")
+    run = sub.add_parser("run", help=COMMANDS["run"])
     run.add_argument("file")
     run.add_argument("--iterations", type=int, metavar="N",
                      help="stop after N iterations of the training loop")
@@ -50,9 +73,8 @@ def _parser() -> argparse.ArgumentParser:
                           "optimizer.step()")
     run.add_argument("--format", choices=("text", "json"), default="text")
     sub.add_parser("record", add_help=False,  # parsed by engine/record/command.py
-                   help="run your own PyTorch script, unchanged and unsandboxed, and record its "
-                        "first iterations (gradstep record --help)")
-    export = sub.add_parser("export", help="run a file and export its graph or event trace")
+                   help=COMMANDS["record"])
+    export = sub.add_parser("export", help=COMMANDS["export"])
     export.add_argument("file")
     target = export.add_mutually_exclusive_group(required=True)
     target.add_argument("--dot", metavar="OUT", help="write the graph as Graphviz DOT")
@@ -251,14 +273,67 @@ def _print_error(session, path: str, err: TextIO) -> None:
 class _ProgressBar:
     def __init__(self, stream: TextIO) -> None:
         self.stream = stream
+        self.open = False  # a bar drawn on the line, not yet ended by a newline
 
     def __call__(self, done: int, total: int) -> None:
         width = 30
         filled = int(width * done / max(total, 1))
         self.stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done >= total:
+        self.open = done < total
+        if not self.open:
             self.stream.write("\n")
         self.stream.flush()
+
+    def close(self) -> None:
+        """End the bar's line when the run stopped short of its total (an error, a break), so
+        that what follows starts on a line of its own."""
+        if self.open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self.open = False
+
+
+class _StillRunning:
+    """Notes on ``stream`` while a long command runs: how many statements so far, and the limit
+    that will end it. A thread of its own; ``close()`` ends it before anything else is printed."""
+
+    def __init__(self, session, stream: TextIO, limit: int) -> None:
+        self.session = session
+        self.stream = stream
+        self.limit = limit
+        self._done = threading.Event()
+        self._lock = threading.Lock()  # a note is never cut by close()
+        self._thread = threading.Thread(target=self._loop, name="gradstep-still-running",
+                                        daemon=True)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _loop(self) -> None:
+        wait, waited = _NOTE_AFTER, _NOTE_AFTER
+        while not self._done.wait(wait):
+            with self._lock:
+                if not self._done.is_set():
+                    self.note(waited)
+            wait = _NOTE_EVERY
+            waited += wait
+
+    def note(self, seconds: float) -> None:
+        done = max(self.session.raw_position + 1, 0)
+        self.stream.write(f"gradstep run: still running after {seconds:.0f} s, {done} statements "
+                          f"so far; the run ends at {self.limit} (max_statements, which a .gstep "
+                          "file's settings.limits may lower). Ctrl+C stops it.\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            self._done.set()
+        if self._thread.is_alive():
+            self._thread.join()
 
 
 # -- commands --------------------------------------------------------------------------------------
@@ -281,18 +356,8 @@ def _command_run(args, out: TextIO, err: TextIO) -> int:
     from .session.events import Paused
 
     session.subscribe(lambda e: reasons.append(e.reason) if isinstance(e, Paused) else None)
-    if session.resume is not None:
-        session.step_into()  # a saved state: the first command pauses where it was restored
-    if args.iterations is None:
-        session.continue_()
-    else:
-        if session.resume is None:
-            session.step_into()
-        if session.status == "paused" and not session.pause_state.loop_iterations:
-            session.next_iteration()  # enter the training loop first
-        if session.status == "paused" and not _is_data_break(reasons):
-            many = args.iterations >= _PROGRESS_MIN_ITERATIONS and err.isatty()
-            session.run_iterations(args.iterations, _ProgressBar(err) if many else None)
+    with _StillRunning(session, err, _statement_limit(args.file, graph_file)):
+        _drive(session, args, reasons, err)
     reason = reasons[-1] if reasons and session.status == "paused" else None
     rep = report(session, args.file, reason)
     if args.format == "json":
@@ -303,6 +368,33 @@ def _command_run(args, out: TextIO, err: TextIO) -> int:
         _print_error(session, args.file, err)
         return EXIT_SCRIPT_ERROR
     return EXIT_OK
+
+
+def _drive(session, args, reasons: list, err: TextIO) -> None:
+    """The commands ``gradstep run`` gives the session: to the end, or ``--iterations`` N."""
+    if session.resume is not None:
+        session.step_into()  # a saved state: the first command pauses where it was restored
+    if args.iterations is None:
+        session.continue_()
+        return
+    if session.resume is None:
+        session.step_into()
+    if session.status == "paused" and not session.pause_state.loop_iterations:
+        session.next_iteration()  # enter the training loop first
+    if session.status == "paused" and not _is_data_break(reasons):
+        many = args.iterations >= _PROGRESS_MIN_ITERATIONS and err.isatty()
+        bar = _ProgressBar(err) if many else None
+        try:
+            session.run_iterations(args.iterations, bar)
+        finally:
+            if bar is not None:
+                bar.close()
+
+
+def _statement_limit(path: str, graph_file) -> int:
+    from .script import Limits
+
+    return (_load(path, graph_file)[2] or Limits()).max_statements
 
 
 def _report_recording(graph_file, args, out: TextIO, err: TextIO) -> int:
@@ -381,6 +473,9 @@ def main(argv: list[str] | None = None) -> int:
     except _FileProblem as e:
         print(f"gradstep {args.command}: {e}", file=err)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # Ctrl+C, which the still-running notes offer: no traceback
+        print(f"gradstep {args.command}: interrupted", file=err)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -22,8 +22,9 @@ from ..tensor import Tensor
 from .errors import ScriptError, forbidden, limit
 from .generators import ScriptGenerator
 from .guards import check_binop, check_expanded_size, check_length
+from .limits import limit_note
 from .modules import ModuleProxy
-from .objects import SafeIterator, ScriptFunction, SuperProxy
+from .objects import Builtin, SafeIterator, ScriptFunction, SuperProxy
 from .safety import (
     CTX_ATTRS,
     DENIED_CONSTRUCTORS,
@@ -48,6 +49,10 @@ _SIZED_CONTAINERS = (list, dict, set, bytearray)
 _OBJECT_GETATTRIBUTE = object.__getattribute__
 _MISSING = object()
 _getitem = operator.getitem
+# Builtins whose work on a range does not depend on its length (len, truth, hash and isinstance
+# read its start, stop and step).
+_RANGE_CONSTANT_TIME = frozenset({len, bool, isinstance, callable})
+_RANGE_CONSTANT_BUILTINS = frozenset({"hash", "id", "type", "print"})  # the interpreter's own
 
 
 class AccessMixin(ScreeningMixin):
@@ -389,6 +394,14 @@ class AccessMixin(ScreeningMixin):
                 check_length(len(out), cap)
         return out
 
+    def _counted(self, iterable, node):
+        """The screened items of ``iterable`` for C code that takes them one by one (``sum``),
+        each a step of the statement budget, as a loop's."""
+        tick = self._tick
+        for item in self._iterate(iterable, node):
+            tick()
+            yield item
+
     # -- operators ---------------------------------------------------------------------------------
     def _binop(self, op, a, b, node):
         ta = type(a)
@@ -486,7 +499,7 @@ class AccessMixin(ScreeningMixin):
                     if len(self._callable_types) > 10_000:
                         self._callable_types.clear()
                     self._callable_types.add(ft)
-        self._check_arguments(args, node)
+        self._check_arguments(args, node, func)
         is_class = isinstance(func, type)
         building_module = False
         if is_class:
@@ -521,13 +534,15 @@ class AccessMixin(ScreeningMixin):
                 check_length(self.limits.max_list + 1, self.limits.max_list)
         return self._screen(result, node)
 
-    def _check_arguments(self, args, node):
+    def _check_arguments(self, args, node, func=None):
         """Refuse arguments whose use in C code would be unbounded (a huge range, a list of lists
         that expands past the limit)."""
         for a in args:
             ta = type(a)
             if ta is range:
-                self._materialize_size(a, node)
+                if func not in _RANGE_CONSTANT_TIME and not (
+                        type(func) is Builtin and func._name in _RANGE_CONSTANT_BUILTINS):
+                    self._materialize_size(a, node, func)
             elif ta is list or ta is tuple:
                 # [0, shared] compares, hashes or prints its nested items in C code too
                 for x in a:
@@ -538,14 +553,16 @@ class AccessMixin(ScreeningMixin):
                             raise e.at(node)
                         break
 
-    def _materialize_size(self, r, node):
+    def _materialize_size(self, r, node, func=None):
+        """Refuse handing C code a range it would walk item by item past ``max_list``."""
         try:
             n = len(r)
         except OverflowError:
             n = self.limits.max_list + 1
         if n > self.limits.max_list:
-            raise limit(f"range too long to use here: {n} elements (the limit is "
-                        f"{self.limits.max_list})", node)
+            name = getattr(func, "__name__", None) or getattr(func, "_name", None)
+            raise limit(f"{f'{name}() of ' if name else ''}a range of {n} items: more items "
+                        f"than one call may take ({limit_note('max_list', self.limits)})", node)
 
     def _make_super(self, args, act, node):
         if not args:

@@ -9,16 +9,19 @@ from .dispatch import handler_table
 from .errors import ScriptError, forbidden
 from .generators import ScriptGenerator
 from .guards import CONTAINERS as _CONTAINERS  # also dict views and deques
-from .guards import check_expanded_size, check_format_spec, check_length
+from .guards import check_expanded_size, check_format_spec, check_length, check_range_search
 from .measure import measured_text
 from .objects import SafeIterator, ScriptFunction, Signature
 from .scopes import Activation
+from .specials import checked
+from .validate import COMPARE
 
 _Attribute = ast.Attribute
 _Name = ast.Name
 _Constant = ast.Constant
 _Starred = ast.Starred
 _UNKNOWN = object()
+_SEARCHES = (COMPARE[ast.In], COMPARE[ast.NotIn])
 _PYTHON_BUILTINS = frozenset(dir(builtins))
 
 
@@ -80,6 +83,8 @@ class ExpressionsMixin:
         left = self._eval(node.left, act)
         for op, right_node in zip(node.gs_ops, node.comparators):
             right = self._eval(right_node, act)
+            if right.__class__ is range and op in _SEARCHES:
+                checked(check_range_search, right, left, self.limits, node=node)
             if isinstance(left, _CONTAINERS) and isinstance(right, _CONTAINERS):
                 check_expanded_size(left, self.limits)
                 check_expanded_size(right, self.limits)

@@ -13,7 +13,7 @@ import re
 import string
 
 from .errors import forbidden, limit
-from .limits import Limits
+from .limits import Limits, limit_note
 
 _SEQUENCES = (str, bytes, bytearray, list, tuple)
 _DIGITS = re.compile(r"\d+")
@@ -87,6 +87,21 @@ def check_round(number, ndigits, limits: Limits) -> None:
     """``round(1, -10**9)`` computes ``10**(10**9)`` first."""
     if isinstance(ndigits, int) and isinstance(number, int) and ndigits < 0:
         check_int_bits(math.ceil(-ndigits * 3.33), limits)
+
+
+def check_range_search(r: range, probe, limits: Limits) -> None:
+    """``0.5 in range(10**12)``, ``r.count(x)``, ``r.index(x)``: O(1) for an int probe, but C
+    compares any other probe with every item, in one uninterruptible call."""
+    if type(probe) is int or type(probe) is bool:
+        return
+    try:
+        n = len(r)
+    except OverflowError:
+        n = limits.max_list + 1
+    if n > limits.max_list:
+        raise limit(f"searching a range of {n} items for a {type(probe).__name__} compares it "
+                    f"with every item ({limit_note('max_list', limits)}); an int is found at "
+                    "once")
 
 
 def check_length(n: int, cap: int, sample=None) -> None:

@@ -30,7 +30,7 @@ from .errors import ScriptError, forbidden, limit
 from .expressions import EXPRESSION_HANDLERS, ExpressionsMixin
 from .generators import GeneratorGreenlet, ScriptGenerator
 from .guards import check_expanded_size
-from .limits import Limits
+from .limits import Limits, limit_note
 from .measure import exception_text
 from .memory import MemoryMeter
 from .numpy_subset import numpy_module
@@ -367,7 +367,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         count = self._count
         if count > self._max_statements:
             raise limit(f"too many statements executed: more than {self.limits.max_statements} "
-                        "(an endless loop?)", node)
+                        "(an endless loop? loop steps and the items sum(), any() and the like "
+                        f"take count too; {limit_note('max_statements', self.limits)})", node)
         if count >= self._next_memory_check:
             self._next_memory_check = count + _MEMORY_CHECK_EVERY
             self._memory.check_process(node)
@@ -382,6 +383,18 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
                 stmt = self._current_stmt()
                 raise ScriptError("stopped", "the script was stopped").at(stmt)
             self._periodic_checks(self._current_stmt())
+
+    def _take_steps(self, n: int, node, what: str) -> None:
+        """``n`` steps at once (``sum(range(n))`` adds in C): refused whole if more than the
+        statement budget has left, so that the error says what asked for them."""
+        left = self._max_statements - self._count
+        if n > left:
+            raise limit(f"{what} of {n} items would take more steps than the script may run: "
+                        f"each item counts as a statement, and {left} are left "
+                        f"({limit_note('max_statements', self.limits)})", node)
+        self._count += n
+        if self._count > self._check_at:
+            self._periodic_checks(node)
 
     def _drive_backward(self, steps, node) -> None:
         """Exhaust a backward generator, pausing after each node when stepping."""
@@ -444,7 +457,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             "print": Builtin("print", self._print), "type": Builtin("type", _type_of),
             "dir": Builtin("dir", lambda *a: script_dir(self, *a)), "id": Builtin("id", id),
             "hash": Builtin("hash", self._hash), "callable": callable,
-            "__name__": "__main__",
+            # ``class A(object):`` of older tutorials; the class's attributes stay refused
+            # (access.AccessMixin._attr_class), and so its dunder walks
+            "object": object, "__name__": "__main__",
         }
         names.update((e.__name__, e) for e in _EXCEPTIONS)
         names.update(self._script_builtins)

@@ -43,3 +43,12 @@ class Limits:
     max_list: int = 1_000_000
     max_int_bits: int = 10_000
     max_output: int = 10_000_000
+
+
+def limit_note(name: str, limits: Limits) -> str:
+    """``the limit is 1000000: max_list, which a .gstep file's settings.limits may set up to
+    1000000``: what a limit error says about the limit it hit and where it is set."""
+    value = getattr(limits, name)
+    most = getattr(Limits(), name)
+    return (f"the limit is {value}: {name}, which a .gstep file's settings.limits may set "
+            f"up to {most}")

@@ -23,9 +23,11 @@ from .guards import (
     check_binop,
     check_elements,
     check_expanded_size,
+    check_int_bits,
     check_int_text,
     check_length,
     check_modular_pow,
+    check_range_search,
     check_round,
     product,
     safe_format,
@@ -206,6 +208,9 @@ def _dict(interp, args, kwargs, node):
 
 def _min_max(real):
     def handler(interp, args, kwargs, node):
+        if len(args) == 1 and type(args[0]) is range and args[0] and "key" not in kwargs:
+            r = args[0]  # an end of the range, as C would find it by walking all of it
+            return r[-1] if (real is max) == (r.step > 0) else r[0]
         if len(args) == 1:
             args = [interp._materialize(args[0], node)]
         for a in args:
@@ -218,16 +223,35 @@ def _min_max(real):
 
 
 def _sum(interp, args, kwargs, node):
+    """``sum(items)``: every item taken is a step of the statement budget, as a loop's would be
+    (no list is built); a range longer than the steps left is refused before it starts."""
     if not args:
         return interp._call_plain(builtins.sum, args, kwargs, node)
-    items = interp._materialize(args[0], node)
+    items = args[0]
     start = kwargs.get("start", args[1] if len(args) > 1 else 0)
     if isinstance(start, (list, tuple, str, bytes)):
         total = start
-        for item in items:
+        for item in interp._materialize(items, node):
             total = interp._binop(_add, total, item, node)
         return total
+    t = type(items)
+    if t is range:
+        interp._take_steps(_range_length(items), node, "sum()")
+        if type(start) in (int, float, bool):  # C adds these at once, within the steps taken
+            total = interp._native(builtins.sum, [items, *args[1:]], kwargs, node)
+            if type(total) is int:
+                checked(check_int_bits, total.bit_length(), interp.limits, node=node)
+            return total
+    if t is not list and t is not tuple:
+        items = interp._counted(items, node)
     return interp._call_plain(builtins.sum, [items, *args[1:]], kwargs, node)
+
+
+def _range_length(r: range) -> int:
+    try:
+        return len(r)
+    except OverflowError:  # more than sys.maxsize items: len()'s count, without the C size
+        return max(0, (r.stop - r.start + r.step + (-1 if r.step > 0 else 1)) // r.step)
 
 
 def _add(a, b):
@@ -403,7 +427,10 @@ def container_method(interp, func, args, kwargs, node):
     script would; ``array.tolist()`` is sized first. Returns the keyword arguments to call with."""
     owner = func.__self__
     name = func.__name__
-    if isinstance(owner, (list, tuple, dict, set, frozenset)):
+    if type(owner) is range:
+        if name in _COMPARING_METHODS and args:
+            checked(check_range_search, owner, args[0], interp.limits, node=node)
+    elif isinstance(owner, (list, tuple, dict, set, frozenset)):
         if name in _COMPARING_METHODS:
             check_expanded_size(owner, interp.limits)
             for a in args:

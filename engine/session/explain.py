@@ -262,31 +262,60 @@ def _operands(stmt) -> tuple[str, str]:
     return "a", "b"
 
 
+_SHAPE_HINT = ("The shapes of the operands on this line do not fit this operation. Print each "
+               "operand's .shape just before the line to see which one is off.")
+
+
 def _shape_rule(pattern: str, fallback: str):
-    """A shape error's explainer, ``build(match, stmt, line, col)``, called with the match of
-    ``pattern`` in PyTorch's message; a message worded otherwise is shown as it is, under
+    """A shape error's explainer, ``build(match, cause, stmt, line, col)``, called with the match
+    of ``pattern`` in PyTorch's message; a message worded otherwise gets a general hint under
     ``fallback``."""
     regex = re.compile(pattern)
 
     def rule(build):
         def explain(cause, stmt, namespace, line, col) -> Explanation:
             m = regex.search(str(cause))
-            if not m:
-                return Explanation("shape_mismatch", fallback, str(cause), (), None, line, col)
-            return build(m, stmt, line, col)
+            if not m:  # the message (the error's headline) is not repeated here
+                return Explanation("shape_mismatch", fallback, _SHAPE_HINT, (), None, line, col)
+            return build(m, cause, stmt, line, col)
 
         return explain
 
     return rule
 
 
+def _in_linear(cause) -> bool:
+    """Whether ``cause`` was raised inside ``nn.functional.linear`` (an nn.Linear layer, also one
+    inside a Sequential or a script's forward, or a direct F.linear call)."""
+    tb = getattr(cause, "__traceback__", None)
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name == "linear" and frame.f_globals.get("__name__") == (
+                "engine.nn.functional"):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 @_shape_rule(r"\((\d+)x(\d+) and (\d+)x(\d+)\)", "Matrix shapes do not fit")
-def _matmul_shapes(m, stmt, line, col) -> Explanation:
+def _matmul_shapes(m, cause, stmt, line, col) -> Explanation:
     ar, ac, br, bc = (int(g) for g in m.groups())
+    details = {"a": [ar, ac], "b": [br, bc]}
+    if _in_linear(cause):  # mat2 is the weight's transpose: (in_features, out_features)
+        text = (f"A Linear layer expecting {br} input features got {ac}: its input is "
+                f"{ar}x{ac} (it has {ac} columns), and the layer multiplies it by its weight's "
+                f"transpose, {br}x{bc} (it has {br} rows). nn.Linear stores the weight as "
+                f"(out, in) = ({bc}, {br}): make in_features={ac}, or fix the input's last "
+                f"dimension to {br}.")
+        fixes = [f"nn.Linear({ac}, {bc})  # in_features must be the input's last size"]
+        if ar * ac % br == 0:
+            fixes.append(f"x.reshape(-1, {br})  # if the input really holds rows of {br}")
+        return Explanation("shape_mismatch", "Linear layer: wrong number of input features",
+                           text, tuple(fixes), None, line, col, {**details, "linear": True})
     a, b = _operands(stmt)
-    text = (f"The inner dimensions differ: {a} is {ar}x{ac} (it has {ac} columns), {b} is "
-            f"{br}x{bc} (it has {br} rows). To multiply a @ b, b's rows must equal a's "
-            f"columns: ({ar}x{ac}) @ ({ac}x?) gives {ar}x?.")
+    text = (f"{a} is {ar}x{ac} (it has {ac} columns) and {b} is {br}x{bc} (it has {br} rows). "
+            f"To multiply a @ b, b's rows must equal a's columns: ({ar}x{ac}) @ ({ac}x?) gives "
+            f"{ar}x?.")
     fixes = []
     if bc == ac:
         fixes.append(f"{a} @ {b}.T  # ({ar}x{ac}) @ ({bc}x{br}) -> {ar}x{br}")
@@ -294,18 +323,13 @@ def _matmul_shapes(m, stmt, line, col) -> Explanation:
         fixes.append(f"{a}.T @ {b}  # ({ac}x{ar}) @ ({br}x{bc}) -> {ac}x{bc}")
     if br * bc % ac == 0:
         fixes.append(f"{b}.reshape({ac}, {br * bc // ac})  # same elements, {ac} rows")
-    text += (f" In nn.Linear the weight is stored (out, in): a Linear layer expecting {br} "
-             f"input features got {ac}: make in_features={ac}, or fix the input's last "
-             f"dimension to {br}.")
-    fixes.append(f"nn.Linear({ac}, {bc})  # in_features must be the input's last size")
     return Explanation("shape_mismatch", "Matrix shapes do not fit: inner dimensions differ",
-                       text, tuple(fixes), a, line, col,
-                       {"a": [ar, ac], "b": [br, bc]})
+                       text, tuple(fixes), a, line, col, details)
 
 
 @_shape_rule(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at "
              r"non-singleton dimension (-?\d+)", "Shapes do not broadcast")
-def _broadcast_shapes(m, stmt, line, col) -> Explanation:
+def _broadcast_shapes(m, cause, stmt, line, col) -> Explanation:
     sa, sb, dim = (int(g) for g in m.groups())
     a, b = _operands(stmt)
     text = (f"Dimension {dim} disagrees: {a} has size {sa} there and {b} has size {sb}. "
@@ -322,7 +346,7 @@ def _broadcast_shapes(m, stmt, line, col) -> Explanation:
 
 @_shape_rule(r"except in dimension (-?\d+)\. Expected size (\d+) but got size (\d+) for "
              r"tensor number (\d+)", "Tensors do not fit together")
-def _cat_shapes(m, stmt, line, col) -> Explanation:
+def _cat_shapes(m, cause, stmt, line, col) -> Explanation:
     dim, expected, got, index = (int(g) for g in m.groups())
     text = (f"torch.cat joins tensors along dimension {dim}: every other dimension must have "
             f"the same size. The first tensor has size {expected} in a dimension where tensor "
@@ -338,7 +362,7 @@ def _cat_shapes(m, stmt, line, col) -> Explanation:
 
 @_shape_rule(r"got \[([\d, ]*)\] at entry (\d+) and \[([\d, ]*)\] at entry (\d+)",
              "torch.stack: shapes differ")
-def _stack_shapes(m, stmt, line, col) -> Explanation:
+def _stack_shapes(m, cause, stmt, line, col) -> Explanation:
     first, i, other, j = m.groups()
     sa = [int(x) for x in first.split(",") if x.strip()]
     sb = [int(x) for x in other.split(",") if x.strip()]
@@ -391,6 +415,28 @@ _KIND_TITLES = {
     "runtime": "The script raised an error",
 }
 
+# What each kind of error means, in plain words. The error's own message is its headline, shown
+# next to this (the console's error row, the tooltip's first line): never repeated here.
+_KIND_TEXTS = {
+    "syntax": "Python cannot read the script at the marked position. The mistake is often just "
+              "before it: an unclosed bracket or string, a missing colon after if, for or def, "
+              "or an indentation that does not line up.",
+    "forbidden": "gradstep runs scripts in a sandbox: tensors, autograd, nn, optim, data "
+                 "loading and Python's usual builtins work; whatever reaches files, other "
+                 "processes or the interpreter's internals (open, eval, names starting with "
+                 "'_' of objects that are not the script's) is refused. Rewrite the line "
+                 "without it; to debug an unchanged PyTorch script, record it with "
+                 "`gradstep record`.",
+    "limit": "A safety limit ended the script, so that a runaway loop or a huge allocation "
+             "cannot hang the window or exhaust the machine. If the work is meant, make it "
+             "smaller (fewer iterations, smaller tensors); a .gstep file's settings.limits "
+             "may set each limit (max_statements, max_list, max_tensor_elements...) up to the "
+             "app's.",
+    "runtime": "The script raised this exception, with PyTorch's type and message. Inspect "
+               "the tensors the marked line uses (their shapes, dtypes and requires_grad) to "
+               "see which one is not what the line expects.",
+}
+
 
 def explain_exception(
     cause: BaseException,
@@ -426,5 +472,5 @@ def explain(error, stmt: ast.AST | None = None, namespace: Mapping | None = None
         if found is not None:
             return found
     kind = getattr(error, "kind", "runtime")
-    message = getattr(error, "message", str(error))
-    return Explanation(kind, _KIND_TITLES.get(kind, "Error"), message, (), None, line, col)
+    text = _KIND_TEXTS.get(kind) or getattr(error, "message", str(error))
+    return Explanation(kind, _KIND_TITLES.get(kind, "Error"), text, (), None, line, col)

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -229,3 +230,88 @@ def test_run_says_what_the_figures_would_have_drawn(tmp_path, capsys):
     (line,) = fig["axes"][0]["artists"]
     assert fig["number"] == 1 and fig["line"] == 5 and fig["axes"][0]["title"] == "Training loss"
     assert line["kind"] == "line" and line["label"] == "loss" and len(line["y"]) == 100
+
+
+FAILS_AT_ITERATION_12 = """\
+import torch
+w = torch.ones(3, requires_grad=True)
+opt = torch.optim.SGD([w], lr=0.1)
+for i in range(30):
+    opt.zero_grad()
+    (w * w).sum().backward()
+    opt.step()
+    if i == 12:
+        raise ValueError("boom")
+"""
+
+
+def test_an_error_after_a_cut_short_progress_bar_starts_its_own_line(script, monkeypatch):
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    assert main(["run", script(FAILS_AT_ITERATION_12), "--iterations", "20"]) == 1
+    text = terminal.getvalue()
+    assert "\r[" in text and "/20\n" in text
+    error_line = next(line for line in text.split("\n") if "ValueError: boom" in line)
+    assert not error_line.startswith("\r[")  # not glued to the bar
+    assert text.endswith("\n")
+
+
+def test_top_level_help_lists_every_subcommand(capsys):
+    from engine.cli import COMMANDS, commands_epilog
+
+    assert set(COMMANDS) == {"run", "record", "export"}
+    epilog = commands_epilog()
+    for name, text in COMMANDS.items():
+        assert f"gradstep {name}" in epilog and text in epilog
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(COMMANDS[name].split(" (")[0][:40] in " ".join(out.split()) for name in COMMANDS)
+
+
+def test_a_long_run_says_it_is_still_running_and_what_ends_it(script):
+    import io
+
+    from engine import cli
+    from engine.session import Session
+
+    session = Session("x = 1\n", filename="x.py")
+    session.continue_()
+    stream = io.StringIO()
+    cli._StillRunning(session, stream, 5_000_000).note(3.0)
+    note = stream.getvalue()
+    assert note.startswith("gradstep run: still running after 3 s, ")
+    assert "5000000 (max_statements" in note and note.endswith("\n")
+
+
+def test_notes_stop_before_the_report_is_printed(script, capsys, monkeypatch):
+    from engine import cli
+
+    notes = []
+    monkeypatch.setattr(cli._StillRunning, "note", lambda self, s: notes.append(s))
+    monkeypatch.setattr(cli, "_NOTE_AFTER", 0.0)
+    assert main(["run", script(SEED_DEMO)]) == 0
+    assert not any(t.name == "gradstep-still-running" for t in threading.enumerate())
+
+
+def test_a_class_derived_from_object_runs(script, capsys):
+    path = script("class Meter(object):\n    def __init__(self):\n        super().__init__()\n"
+                  "        self.total = 2.0\nm = Meter()\nprint(m.total)\n")
+    assert main(["run", path]) == 0, capsys.readouterr().err
+    assert "2.0" in capsys.readouterr().out
+
+
+def test_ctrl_c_ends_the_run_with_a_line_not_a_traceback(script, capsys, monkeypatch):
+    from engine import cli
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_drive", interrupted)
+    assert main(["run", script(SEED_DEMO)]) == cli.EXIT_INTERRUPTED
+    assert capsys.readouterr().err == "gradstep run: interrupted\n"

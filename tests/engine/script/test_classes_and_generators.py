@@ -217,6 +217,28 @@ try:
 except ValueError as e:
     print(type(e).__name__, e)
 """,
+    # older tutorials derive every class from object, and call super() in two ways
+    "object_base_class": """
+import torch
+class Meter(object):
+    def __init__(self):
+        super().__init__()
+        self.total = 0.0
+class Averager(Meter):
+    def __init__(self, n):
+        super(Averager, self).__init__()
+        self.n = n
+    def add(self, t):
+        self.total += t.sum().item()
+        return self.total / self.n
+class Pair(object):
+    pass
+m = Averager(4)
+print(m.add(torch.ones(2, 2)), isinstance(m, object), isinstance(3, object))
+print(Averager.mro()[-1] is object, type(object()) is object, Pair.__name__)
+sentinel = object()
+print(sentinel is not object(), sentinel == sentinel)
+""",
     "dir_and_id": """
 class A:
     def __init__(self):

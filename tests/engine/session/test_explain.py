@@ -96,7 +96,15 @@ def test_inplace_on_a_leaf_suggests_no_grad():
     assert "torch.no_grad()" in ex.fixes[0]
 
 
-@pytest.mark.parametrize("kind", ["syntax", "forbidden", "limit"])
-def test_other_script_errors_get_a_generic_explanation_with_their_message(kind):
-    ex = explain(ScriptError(kind, "something precise", 3, 0))
-    assert (ex.kind, ex.text, ex.line) == (kind, "something precise", 3)
+@pytest.mark.parametrize("kind", ["syntax", "forbidden", "limit", "runtime"])
+def test_other_script_errors_explain_their_kind_without_repeating_the_message(kind):
+    # the message is the error's headline (console row, tooltip): the explanation adds to it
+    ex = explain(ScriptError(kind, "SyntaxError: '(' was never closed", 3, 0))
+    assert (ex.kind, ex.line) == (kind, 3)
+    assert "never closed" not in ex.text and "never closed" not in ex.title
+    assert ex.text and ex.text not in ex.title
+
+
+def test_a_limit_explanation_says_where_limits_are_set():
+    ex = explain(ScriptError("limit", "too many statements executed", 1, 0))
+    assert "settings.limits" in ex.text

@@ -27,12 +27,14 @@ def test_matmul_names_the_inner_dimensions_and_suggests_the_transpose():
     assert "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)" in str(cause)
     e = explain_exception(cause, stmt("y = a @ b"))
     assert e.kind == "shape_mismatch"
-    assert "inner dimensions differ" in e.text
     assert "a is 2x3 (it has 3 columns)" in e.text and "b is 2x3 (it has 2 rows)" in e.text
     assert "b's rows must equal a's columns" in e.text
     assert e.fixes[0].startswith("a @ b.T") and "(3x2)" in e.fixes[0]
     assert any(".reshape(" in f for f in e.fixes)
     assert e.details == {"a": [2, 3], "b": [2, 3]}
+    # no nn.Linear talk for a plain matmul, and the console's "title: text" says things once
+    assert "Linear" not in e.text and not any("Linear" in f for f in e.fixes)
+    assert "inner dimensions differ" in e.title and "inner dimensions" not in e.text.lower()
 
 
 @pytest.mark.parametrize("code, fn", [
@@ -52,7 +54,21 @@ def test_linear_with_the_wrong_number_of_input_features():
     assert e.kind == "shape_mismatch"
     assert "(it has 5 columns)" in e.text and "(it has 3 rows)" in e.text
     assert "Linear layer expecting 3 input features got 5" in e.text
-    assert any("nn.Linear(5," in f for f in e.fixes)
+    assert "(out, in) = (4, 3)" in e.text
+    assert any("nn.Linear(5, 4)" in f for f in e.fixes)
+
+
+def test_a_linear_inside_a_sequential_is_named_as_a_linear_layer():
+    model = T.nn.Sequential(T.nn.Linear(3, 4), T.nn.ReLU())
+    cause = error_of(lambda: model(T.ones(2, 5)))
+    e = explain_exception(cause, stmt("y = model(x)"))
+    assert e.details["linear"] and "Linear layer expecting 3 input features got 5" in e.text
+
+
+def test_a_message_worded_otherwise_is_not_repeated_as_the_text():
+    e = explain_exception(RuntimeError("mat1 and mat2 shapes cannot be multiplied (odd)"),
+                          stmt("y = a @ b"))
+    assert e.kind == "shape_mismatch" and "odd" not in e.text
 
 
 def test_broadcasting_names_the_dimension_and_suggests_unsqueeze():

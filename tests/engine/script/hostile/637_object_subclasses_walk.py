@@ -1,0 +1,5 @@
+# expect: forbidden line 4
+class A(object):
+    pass
+for c in object.__subclasses__():
+    print(c)

@@ -1,0 +1,5 @@
+# expect: forbidden line 5
+import torch
+class A(object):
+    pass
+t = object.__new__(torch.Tensor)

@@ -1,0 +1,2 @@
+# expect: forbidden line 2
+hook = object.__eq__
