@@ -8,10 +8,11 @@ import time
 
 
 def _parse(argv: list[str]) -> argparse.Namespace:
+    from engine.cli import commands_epilog
+
     parser = argparse.ArgumentParser(
-        prog="gradstep",
-        description="A debugger for autograd. `gradstep run FILE` and `gradstep export FILE` "
-                    "work without a display.")
+        prog="gradstep", description="A debugger for autograd: opens the window.",
+        epilog=commands_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", nargs="?", help="a .gstep graph file or a .py script to open")
     parser.add_argument("--smoke-test", action="store_true",
                         help="open the window, let it paint, close it, exit 0 (for CI)")
