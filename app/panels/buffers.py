@@ -24,6 +24,7 @@ from .widgets import header, note_label, stacked, vbox
 COLUMNS = ("name", "shape", ".grad", "norm", "change since last pause")
 TEXT_ITEMS = 4  # numbers shown per array in a cell; the tooltip and CSV have them all
 ROLE_NAME = Qt.ItemDataRole.UserRole  # the display name a row stands for
+LAZY_ROWS = 400  # past this many buffers, a group's rows are made when it is opened
 
 
 class GradientBufferPanel(Panel):
@@ -55,6 +56,8 @@ class GradientBufferPanel(Panel):
         self.tree.setUniformRowHeights(True)
         self.tree.setAlternatingRowColors(False)
         self.tree.itemClicked.connect(self._item_clicked)
+        self.tree.itemExpanded.connect(self._group_opened)
+        self._pending: dict[int, list] = {}  # id(group item) -> its rows, made when opened
         self.heatmaps = Heatmaps()
         self.heatmaps.clicked.connect(self._select)
         layout.addWidget(stacked(self.tree, self.heatmaps, (300, 160)))
@@ -81,18 +84,45 @@ class GradientBufferPanel(Panel):
     def _fill_tree(self) -> None:
         selected = self.selected_name()
         self.tree.clear()
-        mono = mono_font()
+        self._pending = {}
+        # A recorded real model has thousands of parameters: past LAZY_ROWS their rows are made
+        # when the user opens their group, so a first paint does not wait on all of them.
+        lazy = len(self.rows) > LAZY_ROWS
         groups: dict[str, QTreeWidgetItem] = {}
+        members: dict[str, list] = {}
         for row in self.rows:
-            parent = groups.get(row.group)
-            if parent is None:
+            if row.group not in groups:
                 parent = QTreeWidgetItem([row.group or "script names"])
                 font = parent.font(0)
                 font.setBold(True)
                 parent.setFont(0, font)
                 self.tree.addTopLevelItem(parent)
-                parent.setExpanded(True)
                 groups[row.group] = parent
+                members[row.group] = []
+            members[row.group].append(row)
+        for group, parent in groups.items():
+            rows = members[group]
+            if lazy and not any(r.name == selected for r in rows):
+                parent.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
+                parent.setText(1, f"{len(rows)} buffers")
+                self._pending[id(parent)] = rows
+            else:
+                self._add_rows(parent, rows, selected)
+                parent.setExpanded(True)
+        for i in range(len(COLUMNS)):
+            self.tree.resizeColumnToContents(i)
+            # long arrays must not push the norm and the change off the panel
+            self.tree.setColumnWidth(i, min(self.tree.columnWidth(i), 280))
+
+    def _group_opened(self, parent: QTreeWidgetItem) -> None:
+        rows = self._pending.pop(id(parent), None)
+        if rows is not None:
+            parent.setText(1, "")
+            self._add_rows(parent, rows, self.selected_name())
+
+    def _add_rows(self, parent: QTreeWidgetItem, rows: list, selected: str | None) -> None:
+        mono = mono_font()
+        for row in rows:
             item = QTreeWidgetItem(self._cells(row))
             item.setData(0, ROLE_NAME, row.name)
             item.setFont(2, mono)
@@ -122,10 +152,6 @@ class GradientBufferPanel(Panel):
                                                                  row.contributions))
             if row.name == selected:
                 self.tree.setCurrentItem(item)
-        for i in range(len(COLUMNS)):
-            self.tree.resizeColumnToContents(i)
-            # long arrays must not push the norm and the change off the panel
-            self.tree.setColumnWidth(i, min(self.tree.columnWidth(i), 280))
 
     @staticmethod
     def _cells(row: pm.BufferRow) -> list[str]:
@@ -169,6 +195,8 @@ class GradientBufferPanel(Panel):
     def item(self, name: str) -> QTreeWidgetItem | None:
         for i in range(self.tree.topLevelItemCount()):
             group = self.tree.topLevelItem(i)
+            if any(r.name == name for r in self._pending.get(id(group), ())):
+                group.setExpanded(True)  # made when opened (_group_opened)
             for j in range(group.childCount()):
                 child = group.child(j)
                 if child.data(0, ROLE_NAME) == name:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PySide6.QtCore import Qt
 
 pytest.importorskip("pytestqt")
 
@@ -289,3 +290,37 @@ def pm_image(array):
     from engine.session import panels_model as pm
 
     return pm.as_image(array)
+
+
+MANY = """\
+import engine as torch
+ps = [torch.ones(2, requires_grad=True) for _ in range(450)]
+m = torch.nn.Linear(2, 1)
+loss = sum((p * (i + 1)).sum() for i, p in enumerate(ps)) + m(torch.ones(1, 2)).sum()
+loss.backward()
+"""
+
+
+def test_a_model_of_many_buffers_makes_a_groups_rows_when_it_is_opened(qtbot):
+    controller = FakeController(MANY)
+    controller.start()
+    panel = make(qtbot, GradientBufferPanel, controller)
+    with qtbot.waitSignal(controller.state_changed):
+        controller.step_over(5)
+    assert len(panel.rows) > 450  # past LAZY_ROWS
+    groups = {panel.tree.topLevelItem(i).text(0): panel.tree.topLevelItem(i)
+              for i in range(panel.tree.topLevelItemCount())}
+    assert all(g.childCount() == 0 and not g.isExpanded() for g in groups.values())
+    assert any(g.text(1).endswith(" buffers") for g in groups.values())
+    # The user opens a group: its rows appear, with the values they stand for.
+    group = next(g for g in groups.values() if g.text(1) == f"{len(panel.rows) - 2} buffers")
+    group.setExpanded(True)
+    assert group.childCount() == len(panel.rows) - 2 and group.text(1) == ""
+    names = [group.child(i).data(0, Qt.ItemDataRole.UserRole) for i in range(group.childCount())]
+    row = panel.row(names[3])
+    np.testing.assert_array_equal(row.grad, [4.0, 4.0])
+    assert group.child(3).text(2) == "[4, 4]"
+    # Reading one row by name opens its group too.
+    item = panel.item("m.weight")
+    assert item is not None and item.text(2) == "[[1, 1]]"
+    controller._gradstep_panels_hub.recorder.detach()
