@@ -1,7 +1,9 @@
 """The console: the script's print output, the session's explanations and warnings.
 
 Entries that concern a line are links: clicking one emits ``line_activated(line)`` and the
-window moves the editor there.
+window moves the editor there. The run's own entries (``run=True``: what the script printed,
+its warnings and errors) show one moment: ``show_run`` replaces them all when the moment
+changes; the window's notes (a file's description, "the script changed") stay.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class ConsoleEntry:
     kind: str  # output, info, warning, error, explanation, fix
     text: str
     line: int | None = None
+    run: bool = False  # the run's own output at the moment shown (replaced by show_run)
 
 
 class ConsolePanel(QWidget):
@@ -39,11 +42,14 @@ class ConsolePanel(QWidget):
         super().__init__(parent)
         self.setObjectName("console")
         self.entries: list[ConsoleEntry] = []
+        # Where each entry's paragraphs begin in the document, to take the last ones away
+        # (Step Back) or the first ones (past MAX_ENTRIES) without redrawing the rest.
+        self._starts: list[int] = []
+        self._run_dropped = 0  # how many of the run's first entries went past MAX_ENTRIES
         self.view = QTextBrowser(self)
         self.view.setObjectName("consoleText")
         self.view.setOpenLinks(False)
         self.view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.view.document().setMaximumBlockCount(MAX_ENTRIES)
         self.view.anchorClicked.connect(self._anchor_clicked)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -51,7 +57,37 @@ class ConsolePanel(QWidget):
 
     def clear(self) -> None:
         self.entries.clear()
+        self._starts = []
+        self._run_dropped = 0
         self.view.clear()
+
+    def show_run(self, entries) -> None:
+        """The run's entries at the moment shown are ``entries`` (all of them, from the run's
+        start): the run's previous ones go (the window's notes stay, before them)."""
+        entries = list(entries)
+        runs = [i for i, e in enumerate(self.entries) if e.run]
+        dropped = self._run_dropped  # the run's first rows, gone past MAX_ENTRIES
+        same = 0  # the rows both moments share are left as they are
+        if len(entries) >= dropped:
+            ahead = entries[dropped:]
+            while same < min(len(runs), len(ahead)) and self.entries[runs[same]] == ahead[same]:
+                same += 1
+            if same == len(runs):
+                self.add_many(ahead[same:])  # only later rows: nothing to take back
+                return
+            if all(e.run for e in self.entries[runs[same]:]):
+                self._truncate(runs[same])  # a step back: the later rows go, the rest stays
+                self.add_many(ahead[same:])
+                return
+        kept = [e for e in self.entries if not e.run]
+        self.clear()
+        self._run_dropped = max(0, len(entries) - MAX_ENTRIES)
+        self.add_many(kept + entries[self._run_dropped:])
+
+    def drop_run(self) -> None:
+        """The run is gone (a new session): only the window's notes stay."""
+        if any(e.run for e in self.entries):
+            self.show_run([])
 
     def add(self, kind: str, text: str, line: int | None = None) -> None:
         self.add_many([ConsoleEntry(kind, text, line)])
@@ -60,17 +96,41 @@ class ConsolePanel(QWidget):
         entries = list(entries)
         if not entries:
             return
-        self.entries.extend(entries)
-        del self.entries[:-MAX_ENTRIES]
-        chunks = []
-        for entry in entries:
-            chunks.append(self._html(entry))
+        document = self.view.document()
         cursor = self.view.textCursor()
         cursor.movePosition(QTextCursor.MoveOperation.End)
         self.view.setTextCursor(cursor)
-        for chunk in chunks:
-            self.view.append(chunk)
+        for entry in entries:
+            # Where its paragraph begins: append() starts a new one after the last (the empty
+            # document's first paragraph is filled instead).
+            self._starts.append(document.characterCount() if self.entries else 0)
+            self.entries.append(entry)
+            self.view.append(self._html(entry))
+        if len(self.entries) > MAX_ENTRIES:
+            self._cut_front(len(self.entries) - MAX_ENTRIES)
         self.view.verticalScrollBar().setValue(self.view.verticalScrollBar().maximum())
+
+    def _cut_front(self, count: int) -> None:
+        """Remove the first ``count`` entries from the document."""
+        cursor = QTextCursor(self.view.document())
+        cursor.setPosition(self._starts[count], QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        shift = self._starts[count]
+        self._run_dropped += sum(1 for e in self.entries[:count] if e.run)
+        del self.entries[:count]
+        self._starts = [start - shift for start in self._starts[count:]]
+
+    def _truncate(self, index: int) -> None:
+        """Remove ``entries[index:]`` from the document."""
+        if index == 0:
+            self.clear()
+            return
+        cursor = QTextCursor(self.view.document())
+        cursor.setPosition(self._starts[index] - 1)  # with the paragraph break before it
+        cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        del self.entries[index:]
+        del self._starts[index:]
 
     @staticmethod
     def _html(entry: ConsoleEntry) -> str:

@@ -505,7 +505,8 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         out_arr = _random.normal(g, n, 0.0, 1.0, dt).reshape(shape)
         out_arr = out_arr * std._data.astype(dt, copy=False)
     out_arr = out_arr + (mean._data.astype(dt, copy=False) if mt else dt.type(mean))
-    return Tensor._wrap(np.ascontiguousarray(out_arr.astype(dt, copy=False)))
+    # np.require keeps a 0-d result 0-d (np.ascontiguousarray makes it shape (1,))
+    return Tensor._wrap(np.require(out_arr.astype(dt, copy=False), requirements="C"))
 
 
 def _like(fn):

@@ -1,10 +1,14 @@
 """``torch.linalg``: the part of it the engine has (``cross``, ``matmul``, ``vector_norm``,
-``norm`` of a vector), made of the op table's rows as PyTorch's functions are."""
+``norm`` of a vector, ``cholesky``, ``solve_triangular``), made of the op table's rows as
+PyTorch's functions are."""
 
 from __future__ import annotations
 
 from .ops import api as _api
 from .ops import numeric as _numeric
+
+cholesky = _numeric.linalg_cholesky
+solve_triangular = _numeric.linalg_solve_triangular
 
 
 def cross(input, other, *, dim=-1):

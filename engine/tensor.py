@@ -11,26 +11,13 @@ from . import budget as _budget
 from . import dtypes as _dt
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .autograd.version import VersionCounter
+from .torch_names import TorchNamedMeta
 
 _new = object.__new__
 _backward = None  # autograd.functional.backward, bound on first use (a circular import)
 
 
 TENSOR_TYPES: set = set()  # Tensor and its subclasses (Parameter...), filled by _TensorMeta
-
-
-class TorchNamedMeta(type):
-    """The metaclass of the engine's public classes (Tensor, nn.Module, optim.Optimizer and their
-    subclasses), only so that a class prints as PyTorch's does: ``type(x)`` shows
-    ``<class 'torch.Tensor'>``, ``<class 'torch.nn.modules.linear.Linear'>``,
-    ``<class 'torch.optim.sgd.SGD'>``. Each engine class names its torch class in its own
-    ``_torch_class_name``; ``__module__`` stays the engine's (the script interpreter's safety
-    policy keys on it). A class that does not set ``_torch_class_name`` itself (a subclass a
-    script defines, ``<class '__main__.Net'>``) prints as Python prints it."""
-
-    def __repr__(cls) -> str:
-        name = cls.__dict__.get("_torch_class_name")
-        return type.__repr__(cls) if name is None else f"<class '{name}'>"
 
 
 class _TensorMeta(TorchNamedMeta):

@@ -165,9 +165,10 @@ class Traced:
     def astype(self, dtype, copy=True):
         return _wrap(_api().to(self.t, np.dtype(dtype)))
 
-    def fused(self, op, *others):
-        """Apply one of the table's fused backward ops (``tanh_backward``) to self and others."""
-        return _wrap(_apply(op, self.t, *(_tensor(o) for o in others)))
+    def fused(self, op, *others, **params):
+        """Apply a row of the table to self and others: a fused backward op (``tanh_backward``),
+        or the derivative a rule names (``lgamma``'s digamma), recorded."""
+        return _wrap(_apply(op, self.t, *(_tensor(o) for o in others), **params))
 
     def copy(self):
         return _wrap(_api().clone(self.t))

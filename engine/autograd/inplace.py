@@ -140,6 +140,9 @@ def take_history(self, node) -> None:
     if _rebases(self):
         node = rebase_on_base(self, node, self._data)
     self.grad_fn = node
+    # the new node has one output: output k of a multi-output node (``var_mean``'s mean)
+    # written in place would otherwise keep k and index past the node's grads
+    self._output_nr = 0
     self._requires_grad = True
     self._retains_grad = False
     if hub.active:

@@ -13,6 +13,8 @@ import weakref
 
 import numpy as np
 
+from ..torch_names import TorchNamedMeta
+
 _sequence = itertools.count()
 _NONES = ((), (None,), (None, None), (None, None, None))  # a rule's arguments when none saved
 
@@ -24,7 +26,7 @@ _FREED_MESSAGE = (
 )
 
 
-class Node:
+class Node(metaclass=TorchNamedMeta):
     """A backward function: what ``tensor.grad_fn`` returns.
 
     ``next_functions`` holds one ``(node, output_nr)`` pair per input, ``(None, 0)`` for inputs that
@@ -331,13 +333,13 @@ _NODE_CLASSES: dict = {}
 
 def node_class(base: type, node_name: str) -> type:
     """The subclass of ``base`` a node of ``node_name`` is made of, named as PyTorch names the
-    node's type (``<class 'MulBackward0'>``: torch's node types print with no module)."""
+    node's type (``<class 'MulBackward0'>``: torch's node types print with no module; the
+    ``__module__`` stays the engine's, which the script interpreter's safety policy keys on)."""
     key = (base, node_name)
     cls = _NODE_CLASSES.get(key)
     if cls is None:
-        cls = type(node_name.rsplit(":", 1)[-1], (base,), {"__slots__": ()})
-        cls.__module__ = "builtins"
-        cls.__qualname__ = cls.__name__
+        name = node_name.rsplit(":", 1)[-1]
+        cls = type(base)(name, (base,), {"__slots__": (), "_torch_class_name": name})
         _NODE_CLASSES[key] = cls
     return cls
 
@@ -419,10 +421,35 @@ class PairNode(Node):
             f"create_graph=True through {self.name()} is not supported by the engine")
 
 
-class AccumulateGrad:
+class FusedNode(Node):
+    """One node for the several outputs of a fused kernel (``MkldnnRnnLayerBackward0``,
+    ``ScaledDotProductFlashAttentionForCpuBackward0``) whose backward is one numpy kernel:
+    ``params["backward"]`` maps (saved arrays, per-output grads with zeros filled in) to a grad
+    per input (``engine/ops/layers.py``)."""
+
+    __slots__ = ()
+
+    def apply(self, grads):
+        if self.freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        saved = self.check_saved()
+        shapes = self.params["output_meta"]
+        ref = next(g for g in grads if g is not None)
+        full = [np.zeros_like(ref, shape=s, dtype=d) if g is None else g
+                for g, (s, d) in zip(grads, shapes)]
+        out = self.params["backward"](saved, full)
+        return [g if fn is not None else None for g, (fn, _) in zip(out, self.next_functions)]
+
+    def apply_traced(self, grads):
+        raise NotImplementedError(
+            f"create_graph=True through {self.op.node_name} is not implemented by the engine")
+
+
+class AccumulateGrad(metaclass=TorchNamedMeta):
     """The node behind a leaf that requires grad: it adds incoming gradients into ``leaf.grad``."""
 
     __slots__ = ("variable", "_metadata", "pre_hooks", "__weakref__")
+    _torch_class_name = "AccumulateGrad"  # prints as torch's C++ node type, with no module
 
     op = None
     freed = False
@@ -458,10 +485,6 @@ class AccumulateGrad:
 
     def release(self) -> None:
         pass
-
-
-# As torch's C++ node types, it prints with no module: <class 'AccumulateGrad'>.
-AccumulateGrad.__module__ = "builtins"
 
 
 class _RemovableHandle:

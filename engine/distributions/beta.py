@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from .. import creation
 from ..ops import api
+from ..ops.api import lgamma
 from . import constraints
-from ._ops import lgamma
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
 from .utils import _Number, broadcast_all

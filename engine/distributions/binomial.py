@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from ..creation import arange
 from ..ops import api
+from ..ops.api import lgamma
 from . import constraints
-from ._ops import lgamma
 from .distribution import Distribution, _BinaryParams
 from .utils import broadcast_all
 

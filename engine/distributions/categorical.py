@@ -8,12 +8,12 @@ import math
 from .. import creation
 from ..dtypes import long as _long
 from ..ops import api
+from ..ops.api import logsumexp
 from ..random import multinomial
 from ..tensor import Size
 from . import constraints
-from ._ops import broadcast_tensors, finfo, logsumexp
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_tensors, finfo, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 

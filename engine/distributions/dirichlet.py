@@ -3,13 +3,38 @@
 
 from __future__ import annotations
 
-from ..tensor import Size
+import numpy as np
+
+from .. import random as _random
+from ..autograd.function import Function, once_differentiable
+from ..ops.api import digamma, lgamma, xlogy
+from ..ops.special import dirichlet_grad_one, per_element
+from ..tensor import Size, Tensor
 from . import constraints
-from ._gamma import _Dirichlet
-from ._ops import digamma, lgamma, xlogy
 from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
+
+
+class _Dirichlet(Function):
+    """torch's: the draw ``_sample_dirichlet``, its gradient ATen's ``_dirichlet_grad``
+    (``engine/ops/special.py``); the node is ``_DirichletBackward``."""
+
+    @staticmethod
+    def forward(ctx, concentration):
+        x = Tensor._wrap(_random.dirichlet(_random.default_generator,
+                                           np.ascontiguousarray(concentration._data)))
+        ctx.save_for_backward(x, concentration)
+        return x
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, grad_output):
+        x, concentration = (t._data for t in ctx.saved_tensors)
+        total = np.broadcast_to(concentration.sum(-1, keepdims=True), concentration.shape)
+        grad = per_element(dirichlet_grad_one, x, concentration, total)
+        g = grad_output._data
+        return Tensor._wrap(grad * (g - (x * g).sum(-1, keepdims=True)))
 
 
 class Dirichlet(ExponentialFamily):

@@ -3,14 +3,12 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..creation import as_tensor
 from ..ops import api
+from ..ops.api import _standard_gamma, digamma, lgamma, xlogy
 from . import constraints
-from ._gamma import standard_gamma
-from ._ops import digamma, finfo, lgamma, xlogy
 from .exp_family import ExponentialFamily
+from .utils import finfo
 
 __all__ = ["Gamma"]
 
@@ -44,10 +42,8 @@ class Gamma(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        value = standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
-        # torch: ``value.detach().clamp_(min=tiny)``, in place and not recorded
-        np.maximum(value._data, finfo(value.dtype).tiny, out=value._data)
-        value._version.value += 1
+        value = _standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        value.detach().clamp_(min=finfo(value.dtype).tiny)  # as torch: not recorded
         return value
 
     def log_prob(self, value):

@@ -10,7 +10,8 @@ from functools import total_ordering
 import numpy as np
 
 from ..autograd import grad
-from ._ops import diagonal, digamma, lgamma, solve_triangular
+from ..ops import api
+from ..ops.api import digamma, lgamma
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .categorical import Categorical
@@ -218,14 +219,14 @@ def _kl_multivariatenormal_multivariatenormal(p, q):
     if p.event_shape != q.event_shape:
         raise ValueError("KL-divergence between two Multivariate Normals with different event "
                          "shapes cannot be computed")
-    half_term1 = (diagonal(q._unbroadcasted_scale_tril).log().sum(-1)
-                  - diagonal(p._unbroadcasted_scale_tril).log().sum(-1))
+    half_term1 = (q._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                  - p._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1))
     combined = tuple(np.broadcast_shapes(tuple(q._unbroadcasted_scale_tril.shape[:-2]),
                                          tuple(p._unbroadcasted_scale_tril.shape[:-2])))
     n = p.event_shape[0]
     q_scale_tril = q._unbroadcasted_scale_tril.expand(combined + (n, n))
     p_scale_tril = p._unbroadcasted_scale_tril.expand(combined + (n, n))
-    term2 = _batch_trace_XXT(solve_triangular(q_scale_tril, p_scale_tril, upper=False))
+    term2 = _batch_trace_XXT(api.linalg_solve_triangular(q_scale_tril, p_scale_tril, upper=False))
     term3 = _batch_mahalanobis(q._unbroadcasted_scale_tril, (q.loc - p.loc))
     return half_term1 + 0.5 * (term2 + term3 - n)
 

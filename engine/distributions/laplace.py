@@ -6,8 +6,8 @@ from __future__ import annotations
 from .. import creation
 from ..ops import api
 from . import constraints
-from ._ops import finfo
 from .distribution import Distribution, _Located
+from .utils import finfo
 
 __all__ = ["Laplace"]
 

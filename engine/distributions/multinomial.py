@@ -8,9 +8,9 @@ import math
 
 from .. import creation
 from ..dtypes import int64
+from ..ops.api import lgamma
 from ..tensor import Size
 from . import constraints
-from ._ops import lgamma
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution

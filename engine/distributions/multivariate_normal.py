@@ -12,7 +12,6 @@ from .. import creation
 from ..ops import api
 from ..tensor import Size
 from . import constraints
-from ._ops import cholesky, diagonal, solve_triangular
 from .distribution import Distribution, _Located
 from .utils import _standard_normal, lazy_property
 
@@ -46,7 +45,7 @@ def _batch_mahalanobis(bL, bx):
     flat_L = bL.reshape(-1, n, n)
     flat_x = bx.reshape(-1, flat_L.size(0), n)
     flat_x_swap = flat_x.permute(1, 2, 0)
-    M_swap = solve_triangular(flat_L, flat_x_swap, upper=False).pow(2).sum(-2)
+    M_swap = api.linalg_solve_triangular(flat_L, flat_x_swap, upper=False).pow(2).sum(-2)
     M = M_swap.t()
     permuted_M = M.reshape(tuple(bx.shape[:-1]))
     permute_inv_dims = list(range(outer_batch_dims))
@@ -56,10 +55,10 @@ def _batch_mahalanobis(bL, bx):
 
 
 def _precision_to_scale_tril(P):
-    Lf = cholesky(api.flip(P, (-2, -1)))
+    Lf = api.linalg_cholesky(api.flip(P, (-2, -1)))
     L_inv = api.transpose(api.flip(Lf, (-2, -1)), -2, -1)
     Id = creation.eye(P.shape[-1], dtype=P.dtype)
-    return solve_triangular(L_inv, Id, upper=False)
+    return api.linalg_solve_triangular(L_inv, Id, upper=False)
 
 
 def _shape(*parts) -> tuple:
@@ -100,7 +99,7 @@ class MultivariateNormal(_Located, Distribution):
         if scale_tril is not None:
             self._unbroadcasted_scale_tril = scale_tril
         elif covariance_matrix is not None:
-            self._unbroadcasted_scale_tril = cholesky(covariance_matrix)
+            self._unbroadcasted_scale_tril = api.linalg_cholesky(covariance_matrix)
         else:
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
@@ -128,7 +127,7 @@ class MultivariateNormal(_Located, Distribution):
     def precision_matrix(self):
         L = self._unbroadcasted_scale_tril
         Id = creation.eye(L.shape[-1], dtype=L.dtype)
-        L_inv = solve_triangular(L, Id, upper=False)
+        L_inv = api.linalg_solve_triangular(L, Id, upper=False)
         return api.matmul(L_inv.mT, L_inv).expand(self._matrix_shape())
 
     @property
@@ -142,7 +141,7 @@ class MultivariateNormal(_Located, Distribution):
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
 
     def _half_log_det(self):
-        return diagonal(self._unbroadcasted_scale_tril).log().sum(-1)
+        return self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
     def log_prob(self, value):
         if self._validate_args:

@@ -10,7 +10,6 @@ from ..autograd.grad_mode import no_grad
 from ..creation import normal as _normal
 from ..ops import api
 from . import constraints
-from ._ops import erf
 from .distribution import _Located
 from .exp_family import ExponentialFamily
 from .utils import _Number, _standard_normal
@@ -43,9 +42,7 @@ class Normal(_Located, ExponentialFamily):
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         with no_grad():
-            out = _normal(self.loc.expand(shape), self.scale.expand(shape))
-        # creation.normal turns 0-d tensors into 1-d ones (np.ascontiguousarray)
-        return out if out.shape == shape else out.reshape(tuple(shape))
+            return _normal(self.loc.expand(shape), self.scale.expand(shape))
 
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
@@ -64,7 +61,7 @@ class Normal(_Located, ExponentialFamily):
     def cdf(self, value):
         if self._validate_args:
             self._validate_sample(value)
-        return 0.5 * (1 + erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+        return 0.5 * (1 + api.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + api.log(self.scale)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from functools import update_wrapper
 
+import numpy as np
+
 from .. import creation
 from .. import dtypes as _dtypes
 from ..autograd.grad_mode import enable_grad
 from ..ops import api
 from ..tensor import Tensor
-from ._ops import broadcast_tensors, finfo
 
 euler_constant = 0.57721566490153286060  # Euler Mascheroni Constant
 
@@ -18,6 +19,21 @@ __all__ = ["broadcast_all", "logits_to_probs", "clamp_probs", "probs_to_logits",
            "lazy_property", "euler_constant"]
 
 _Number = (bool, int, float)
+broadcast_tensors = api.broadcast_tensors
+
+
+class finfo:
+    """``torch.finfo`` of a float dtype: the numbers these modules read."""
+
+    def __init__(self, dtype) -> None:
+        info = np.finfo(_dtypes.to_numpy_dtype(dtype))
+        self.eps = float(info.eps)
+        self.tiny = float(info.tiny)
+        self.min = float(info.min)
+        self.max = float(info.max)
+        self.bits = int(info.bits)
+        self.dtype = str(dtype).removeprefix("torch.")
+
 
 
 def _is_number(v) -> bool:

@@ -20,15 +20,14 @@ import numpy as np
 from .. import creation, dtypes
 from ..dtypes import c_type_name, scalar_type_name
 from ..ops import api, layers
-from ..ops.dispatch import apply
-from ..ops.table import OPS
+from ..ops.dispatch import apply, record_fused
+from ..ops.table import NODE_OPS, OPS
 from ..tensor import Tensor
 from . import functional as F
 from . import init
 from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 from .parameter import Parameter
-from .pending_rows import BADDBMM, SAFE_SOFTMAX, SDPA_FLASH, record_fused
 
 
 def _bool_to_additive(mask, dtype):
@@ -101,7 +100,8 @@ def _sdpa_flash(query, key, value, attn_mask, is_causal, scale, enable_gqa):
         q, k, v, probs = saved
         return layers.sdpa_backward(grads[0], q, k, v, probs, s, groups)
 
-    return record_fused(SDPA_FLASH, (query, key, value), [out, lse], [probs], backward)[0]
+    return record_fused(NODE_OPS["scaled_dot_product_flash_attention_for_cpu"], (query, key, value),
+                        [out, lse], [probs], backward)[0]
 
 
 def _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
@@ -123,7 +123,7 @@ def _sdpa_math(query, key, value, attn_mask, dropout_p, is_causal, scale, enable
     scores = api.matmul(q, apply(OPS["mul_scalar"], key.transpose(-2, -1), other=factor))
     if mask is not None:
         scores = scores.add_(mask)
-    attn = apply(SAFE_SOFTMAX, scores, dim=-1)
+    attn = apply(OPS["safe_softmax"], scores, dim=-1)
     if dropout_p > 0:
         attn = F.dropout(attn, dropout_p, True)
     return api.matmul(attn, value)
@@ -368,7 +368,7 @@ def _weighted_attention(q, k, v, attn_mask, dropout_p, is_causal, out_proj_weigh
     if is_causal and attn_mask is None:
         raise AssertionError("FIXME: is_causal not implemented for need_weights")
     if attn_mask is not None:
-        weights = apply(BADDBMM, attn_mask, q_scaled, k.transpose(-2, -1))
+        weights = apply(OPS["baddbmm"], attn_mask, q_scaled, k.transpose(-2, -1))
     else:
         weights = api.bmm(q_scaled, k.transpose(-2, -1))
     weights = F.softmax(weights, dim=-1)

@@ -13,33 +13,10 @@ PyTorch's CPU kernels record them (``aten/src/ATen/native/RNN.cpp``).
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..autograd.grad_mode import state as grad_state
-from ..autograd.node import SplitNode
 from ..ops import api, layers
-from ..ops.dispatch import edge
+from ..ops.dispatch import record_fused
+from ..ops.table import NODE_OPS
 from . import functional as F
-from .pending_rows import MKLDNN_RNN_LAYER, UNSAFE_SPLIT, outputs_of, record_fused
-
-
-def unsafe_chunk(input, chunks: int, dim: int = 1):
-    """``Tensor.unsafe_chunk``: ``chunk`` whose pieces autograd does not treat as views (PyTorch's
-    cells split their gates so), recorded by one UnsafeSplitBackward0."""
-    data = input._data
-    n = data.shape[dim]
-    size = -(-n // chunks)
-    sizes = [min(size, n - i) for i in range(0, n, size)]
-    node = None
-    if input._requires_grad and grad_state.enabled:
-        node = SplitNode(UNSAFE_SPLIT, {"dim": dim, "sizes": tuple(sizes)}, (edge(input),),
-                         ((data.shape, data.dtype),), None, None, None)
-        node.num_outputs = len(sizes)
-    lead = (slice(None),) * dim
-    pieces = [np.ascontiguousarray(data[lead + (slice(s, s + k),)])
-              for s, k in zip(range(0, n, size), sizes)]
-    return outputs_of(node, pieces, input._requires_grad)
-
 
 # -- cells (one step; ``pre_computed``: the input projection was made for the whole layer) ------
 
@@ -71,7 +48,7 @@ def lstm_cell(x, hc, p: CellParams, pre_computed: bool = False):
     """(hy, cy) of PyTorch's LSTMCell: gates i, f, g, o from one addmm each side."""
     h, c = hc
     gates = p.linear_hh(h).add_(x if pre_computed else p.linear_ih(x))
-    i, f, g, o = unsafe_chunk(gates, 4, 1)
+    i, f, g, o = api.unsafe_chunk(gates, 4, 1)
     # PyTorch's in-place sigmoid_/tanh_/add_/mul_ on these pieces record the same nodes as the
     # out-of-place ops used here
     i, f, g, o = api.sigmoid(i), api.sigmoid(f), api.tanh(g), api.sigmoid(o)
@@ -83,8 +60,8 @@ def lstm_cell(x, hc, p: CellParams, pre_computed: bool = False):
 def gru_cell(x, h, p: CellParams, pre_computed: bool = False):
     """PyTorch's GRUCell: r and z gates, the new gate ``tanh(x_n + r * h_n)``, then
     ``(h - n) * z + n``."""
-    i_r, i_z, i_n = unsafe_chunk(x if pre_computed else p.linear_ih(x), 3, 1)
-    h_r, h_z, h_n = unsafe_chunk(p.linear_hh(h), 3, 1)
+    i_r, i_z, i_n = api.unsafe_chunk(x if pre_computed else p.linear_ih(x), 3, 1)
+    h_r, h_z, h_n = api.unsafe_chunk(p.linear_hh(h), 3, 1)
     reset = api.sigmoid(h_r + i_r)
     update = api.sigmoid(h_z + i_z)
     new = api.tanh(i_n + h_n * reset)
@@ -194,7 +171,7 @@ def mkldnn_lstm_layer(x, w_ih, w_hh, b_ih, b_hh, hx, cx, reverse: bool):
             grads[0], grads[1], grads[2], x, w_ih, w_hh, h0, out, cache, reverse)
         return gx, gw_ih, gw_hh, gb, gb, gh, gc
 
-    return record_fused(MKLDNN_RNN_LAYER, inputs, [out, hy, cy], [out, cache], backward,
+    return record_fused(NODE_OPS["mkldnn_rnn_layer"], inputs, [out, hy, cy], [out, cache], backward,
                         num_outputs=4)
 
 

@@ -1381,7 +1381,9 @@ def setitem(input, index, value):
         _multi_view_error(input, _view_made_by_setitem(index, input._data.shape))
     np_index = _to_numpy_index(index)
     value_t = value if isinstance(value, _T) else None
-    v = value._data if value_t is not None else value
+    if value_t is not None and value_t._data.ndim:
+        value_t = _fitted_to_slot(value_t, np_index, input._data)
+    v = value if value_t is None else value_t._data
     needs_graph = grad_state.enabled and (
         input.requires_grad or (value_t is not None and value_t.requires_grad))
     through = _written_through(index)
@@ -1402,6 +1404,23 @@ def setitem(input, index, value):
         return
     input._data[np_index] = v
     input._version.value += 1
+
+
+def _fitted_to_slot(value, np_index, data):
+    """The value ``data[np_index] = value`` writes, as PyTorch's ``THPVariable_setitem`` makes
+    it: leading size-1 dims dropped by a view (``t[i] = u``, u (1, 1), a 0-d slot); for a basic
+    index (``copy_to``) a value of another shape than its slot is viewed so even without them,
+    then expanded to the slot (ViewBackward0, ExpandBackward0); index_put broadcasts itself."""
+    shape = value._data.shape
+    lead = next((k for k, n in enumerate(shape) if n != 1), len(shape))
+    parts = np_index if isinstance(np_index, tuple) else (np_index,)
+    if builtins.any(isinstance(p, np.ndarray) for p in parts):
+        return apply(OPS["view"], value, shape=shape[lead:], src_shape=shape) if lead else value
+    slot_shape = data[np_index].shape
+    if shape == slot_shape:
+        return value
+    value = apply(OPS["view"], value, shape=shape[lead:], src_shape=shape)
+    return value if value._data.shape == slot_shape else expand(value, *slot_shape)
 
 
 _NO_GRAD_VIEW = (
@@ -1924,6 +1943,11 @@ def _split_views(input, d, sizes, op_name):
 
 
 def split(tensor, split_size_or_sections, dim=0):
+    return _split_views(tensor, *_split_sizes(tensor, split_size_or_sections, dim))
+
+
+def _split_sizes(tensor, split_size_or_sections, dim):
+    """(dim, the pieces' sizes, the row) of ``split``, with its errors."""
     data = tensor._data
     if data.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -1936,22 +1960,26 @@ def split(tensor, split_size_or_sections, dim=0):
             raise RuntimeError(
                 f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
                 f"at dimension {d}), but got split_sizes=[{', '.join(map(str, sizes))}]")
-        return _split_views(tensor, d, sizes, "split_with_sizes")
+        return d, sizes, "split_with_sizes"
     s = int(s)
     if s < 0 or (s == 0 and n != 0):
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                            f"size of {n}" if s == 0 else
                            f"split expects split_size be non-negative, but got split_size={s}")
     sizes = [builtins.min(s, n - i) for i in range(0, n, s)] if n else [0]
-    return _split_views(tensor, d, sizes, "split")
+    return d, sizes, "split"
+
+
+def _chunk_checks(input, chunks):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
 
 
 def chunk(input, chunks, dim=0):
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    _chunk_checks(input, chunks)
     data = input._data
-    if data.ndim == 0:
-        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     n = data.shape[_norm_dim(dim, data.ndim)]
     return split(input, (n + chunks - 1) // chunks if n else 0, dim)
 
@@ -2126,6 +2154,7 @@ _METHODS = {
     "bool": lambda self: to(self, np.bool_),
     "half": lambda self: to(self, np.float16),
     "type": _type_method,
+    "polygamma": lambda self, n: _numeric.polygamma(n, self),
 }
 _PROPERTIES = {
     "T": lambda self: permute(self, *reversed(range(self.ndim))),
@@ -2214,8 +2243,12 @@ def install_methods(T) -> None:
 def _make_inplace(name):
     def method(self, other=None, *args, **kwargs):
         if name == "clamp":
-            return inplace("clamp", self, None, min=kwargs.get("min", other),
-                           max=kwargs.get("max", args[0] if args else None))
+            lo, hi = kwargs.get("min", other), kwargs.get("max", args[0] if args else None)
+            if isinstance(lo, _T) or isinstance(hi, _T):  # ClampBackward0, as ``clamp``
+                return _inplace_by_op(
+                    OPS["clamp_tensor"], self, -np.inf if lo is None else _as_tensor_arg(lo),
+                    np.inf if hi is None else _as_tensor_arg(hi))
+            return inplace("clamp", self, None, min=lo, max=hi)
         if name == "pow":
             return inplace("pow", self, None, exponent=other)
         alpha = kwargs.get("alpha", 1)
@@ -2259,6 +2292,10 @@ for _name in ("cumprod", "logsumexp", "nansum", "nanmean", "cummax", "cummin", "
               "logcumsumexp", "count_nonzero"):
     globals()[_name] = _numpy_kw(globals()[_name])
 del _module
+# the rows' underscored spellings (``torch._safe_softmax``), which the loop above leaves out
+_safe_softmax = _numeric._safe_softmax
+_standard_gamma = _numeric._standard_gamma
+_pack_padded_sequence = _numeric._pack_padded_sequence
 
 _TORCH_INPLACE = {_name for _name in _spellings("torch.")
                   if _name.endswith("_") and _name not in globals()}

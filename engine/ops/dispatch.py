@@ -7,7 +7,7 @@ import numpy as np
 from .. import budget as _budget
 from .. import dtypes as _dtypes
 from ..autograd.grad_mode import state as grad_state
-from ..autograd.node import _NODE_CLASSES, Node, _sequence, node_class
+from ..autograd.node import _NODE_CLASSES, FusedNode, Node, _sequence, node_class
 from ..dtypes import result_type
 from ..events import OP_RECORDED, hub
 from .table import OPS, Op, variadic_rules
@@ -399,3 +399,43 @@ def _note_forward_anomaly(op, tensors, arrays, out) -> None:
                 RuntimeWarning,
                 stacklevel=4,
             )
+
+
+def record_fused(op, inputs, outputs, saved, backward, num_outputs=None):
+    """Tensors for the arrays ``outputs`` of a fused kernel, recorded by one ``FusedNode`` of the
+    row ``op`` when an input (a Tensor or None) requires grad. ``saved``: extra arrays the
+    backward reads after the inputs' arrays (the inputs are saved with their versions, so an
+    in-place change is caught); ``num_outputs``: PyTorch's count when it has outputs the engine
+    does not make (oneDNN's workspace)."""
+    needs = grad_state.enabled and any(t is not None and t._requires_grad for t in inputs)
+    node = None
+    if needs:
+        node = FusedNode(
+            op, {"backward": backward,
+                 "output_meta": tuple((o.shape, o.dtype) for o in outputs)},
+            tuple((None, 0) if t is None else edge(t) for t in inputs),
+            tuple(((0,), outputs[0].dtype) if t is None else (t.shape, t._data.dtype)
+                  for t in inputs),
+            [*inputs, *saved], None, None,
+            saved_versions=[None if t is None else t._version.value for t in inputs]
+            + [None] * len(saved))
+        node.num_outputs = num_outputs or len(outputs)
+    return outputs_of(node, outputs, False)
+
+
+def outputs_of(node, arrays, requires_grad: bool) -> list:
+    """Tensors for ``arrays``, output k of ``node`` (when not None) each; without a node they
+    require grad when ``requires_grad`` (an op on a tensor that does, under no_grad)."""
+    wrap = _tensor_cls()._wrap
+    outs = []
+    for i, a in enumerate(arrays):
+        t = wrap(a)
+        t._requires_grad = requires_grad or node is not None
+        if node is not None:
+            t.grad_fn = node
+            t._output_nr = i
+        outs.append(t)
+    if node is not None and hub.active:
+        for t in outs:
+            hub.emit(OP_RECORDED, node=node, output=t)
+    return outs

@@ -1,5 +1,6 @@
 """numpy kernels of the layer rows of ``engine/ops/table.py`` (convolution, pooling, the norms,
-embedding, constant padding): forwards and per-input rules, vectorised.
+embedding, constant padding, packed sequences, the fused LSTM layer and flash attention):
+forwards and per-input rules, vectorised.
 
 Convolution and pooling read their windows through ``sliding_window_view`` (a strided view, no
 copy); ``tensordot`` then makes the one im2col buffer BLAS multiplies. Input gradients are
@@ -530,3 +531,25 @@ def sdpa_backward(g, q, k, v, probs, scale, groups):
     gq = (gs @ kr) * s
     gk = (np.swapaxes(gs, -1, -2) @ q) * s
     return gq, _sum_groups(gk, groups), _sum_groups(gv, groups)
+
+
+# -- packed sequences (PackPaddedSequenceBackward0) ----------------------------------------------
+
+def batch_sizes_of(lengths):
+    """How many of the sequences (of ``lengths``, longest first) run at each step."""
+    return [sum(n > t for n in lengths) for t in range(lengths[0] if lengths else 0)]
+
+
+def pack_padded(x, lengths, batch_first, shape):
+    steps = np.swapaxes(x, 0, 1) if batch_first else x
+    return np.concatenate([steps[t, :b] for t, b in enumerate(batch_sizes_of(lengths))])
+
+
+def pack_padded_grad(g, ans, x, lengths, batch_first, shape):
+    out = np.zeros_like(g, shape=shape)
+    steps = np.swapaxes(out, 0, 1) if batch_first else out
+    offset = 0
+    for t, b in enumerate(batch_sizes_of(lengths)):
+        steps[t, :b] = g[offset:offset + b]
+        offset += b
+    return out

@@ -1,6 +1,8 @@
 """The functions of the issue-14 API sweep that run rows of their own (``lerp``, ``logsumexp``,
-``cumprod``, ``cummax``, ``mode``, ``cdist``, ``rot90``, ``bincount``, ``unique``...): argument
-handling in PyTorch's spelling and its errors, then the row (``engine/ops/table.py``)."""
+``cumprod``, ``cummax``, ``mode``, ``cdist``, ``rot90``, ``bincount``, ``unique``...), and of
+the rows the layers and distributions use (``unsafe_split``, ``baddbmm``, ``polygamma``, the
+linalg factorizations, ``_standard_gamma``): argument handling in PyTorch's spelling and its
+errors, then the row (``engine/ops/table.py``)."""
 
 from __future__ import annotations
 
@@ -9,9 +11,10 @@ import collections
 
 import numpy as np
 
-from ..dtypes import scalar_type_name
+from ..autograd.grad_mode import state as grad_state
+from ..dtypes import c_type_name, scalar_type_name
 from . import api
-from .dispatch import apply, apply_variadic
+from .dispatch import apply, apply_variadic, edge, outputs_of
 from .table import NODE_OPS as OPS_PAIRS
 from .table import OPS
 
@@ -505,3 +508,109 @@ def aminmax(input, *, dim=None, keepdim=False):
     lo = np.min(data, axis=dims, keepdims=keepdim)
     hi = np.max(data, axis=dims, keepdims=keepdim)
     return _Aminmax(*_pair("aminmax", input, (lo, hi), dim=dims, keepdim=keepdim))
+
+
+# -- the rows the recurrent and attention layers and the distributions use ----------------------
+
+def unsafe_split(tensor, split_size, dim=0):
+    """``split`` into pieces autograd does not treat as views (each its own version counter, so
+    in-place ops on them are allowed: PyTorch's cells split their gates so), one
+    UnsafeSplitBackward0 for all."""
+    from ..autograd.node import SplitNode
+
+    if not isinstance(split_size, (int, np.integer)):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
+    d, sizes, _ = api._split_sizes(tensor, split_size, dim)
+    data = tensor._data
+    node = None
+    if tensor._requires_grad and grad_state.enabled:
+        node = SplitNode(OPS_PAIRS["unsafe_split"], {"dim": d, "sizes": tuple(sizes)},
+                         (edge(tensor),), ((data.shape, data.dtype),), None, None, None)
+        node.num_outputs = len(sizes)
+    lead = (slice(None),) * d
+    ends = np.cumsum([0, *sizes]).tolist()
+    return tuple(outputs_of(node, [data[lead + (slice(a, b), ...)]
+                                   for a, b in zip(ends, ends[1:])], False))
+
+
+def unsafe_chunk(input, chunks, dim=0):
+    api._chunk_checks(input, chunks)
+    n = input._data.shape[api._norm_dim(dim, input.ndim)]
+    return unsafe_split(input, (n + chunks - 1) // chunks if n else 0, dim)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``beta * input + alpha * batch1 @ batch2`` over a batch of matrices (input broadcast)."""
+    for name, t in (("batch1", batch1), ("batch2", batch2)):
+        if t.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch2.shape[:2] != (batch1.shape[0], batch1.shape[2]):
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{batch1.shape[0]}, {batch1.shape[2]}] but got: [{batch2.shape[0]}, "
+            f"{batch2.shape[1]}].")
+    dts = [t._data.dtype for t in (input, batch1, batch2)]
+    if not dts[0] == dts[1] == dts[2]:
+        raise RuntimeError(f"Input dtypes must be the same, got: input {c_type_name(dts[0])}, "
+                           f"batch1: {c_type_name(dts[1])}, batch2: {c_type_name(dts[2])}")
+    shape = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
+    if np.broadcast_shapes(input.shape, shape) != shape:
+        api.expand(input.detach(), *shape)  # raises PyTorch's error for an input too large
+    return apply(OPS["baddbmm"], input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    return api._inplace_by_op(OPS["baddbmm"], self, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def polygamma(n, input):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return apply(OPS["polygamma"], input, n=int(n))
+
+
+def polygamma_(self, n):
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return api.inplace("polygamma_", self, None, n=int(n))
+
+
+def _safe_softmax(input, dim, dtype=None):
+    """``torch._safe_softmax``: softmax giving 0 (not NaN) on a row that is all -inf."""
+    if dtype is not None:
+        input = api.to(input, dtype)
+    return apply(OPS["safe_softmax"], input, dim=api._norm_dim(dim, input.ndim))
+
+
+def _pack_padded_sequence(input, lengths, batch_first):
+    """``torch._pack_padded_sequence``: (packed data, batch sizes) of sorted ``lengths``."""
+    from .layers import batch_sizes_of
+
+    lens = [int(v) for v in (lengths._data if isinstance(lengths, api._T) else lengths)]
+    data = apply(OPS["pack_padded_sequence"], input, lengths=tuple(lens),
+                 batch_first=bool(batch_first), shape=tuple(input.shape))
+    return data, _wrap(np.array(batch_sizes_of(lens), dtype=np.int64))
+
+
+def linalg_cholesky(input, *, upper=False):
+    """``torch.linalg.cholesky``: the lower factor L of ``input = L Lᴴ`` (its transpose for
+    ``upper``)."""
+    out = apply(OPS["linalg_cholesky"], input)
+    return out.mT if upper else out
+
+
+def linalg_solve_triangular(input, other, *, upper, left=True, unitriangular=False):
+    """``torch.linalg.solve_triangular``: X with ``input @ X = other`` (``left``)."""
+    if not left or unitriangular:
+        raise NotImplementedError("torch.linalg.solve_triangular with left=False or "
+                                  "unitriangular=True is not implemented by the engine")
+    return apply(OPS["solve_triangular"], input, other, upper=bool(upper))
+
+
+def _standard_gamma(input, generator=None):
+    """``torch._standard_gamma``: one Gamma(input, 1) draw per element (the default stream)."""
+    if generator is not None:
+        raise NotImplementedError("torch._standard_gamma with a generator is not implemented "
+                                  "by the engine")
+    return apply(OPS["standard_gamma"], input)

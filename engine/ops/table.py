@@ -1320,6 +1320,37 @@ row("embedding", "EmbeddingBackward0", _layers.embedding_forward, _layers.embedd
     note="each looked-up row's grad added into that row of the weight's grad (repeats add up); "
          "the padding_idx row gets zero")
 
+# recurrent and attention layers (engine/nn/recurrent.py, attention.py, utils/rnn.py); their
+# fused nodes are NODE_OPS rows, below
+row("pack_padded_sequence", "PackPaddedSequenceBackward0", _layers.pack_padded,
+    _layers.pack_padded_grad, roles=("input",), promote=False,
+    api="torch._pack_padded_sequence nn.utils.rnn.pack_padded_sequence",
+    note="each packed row's grad goes back to its (step, sequence) place in the padded input; "
+         "the padding gets zero")
+
+def _safe_softmax(x, dim):
+    """Softmax where a row of all -inf gives zeros (not NaN), as ``at::_safe_softmax``."""
+    m = x.max(axis=dim, keepdims=True)
+    dead = np.isneginf(m)
+    e = np.exp(x - np.where(dead, 0, m))
+    total = e.sum(axis=dim, keepdims=True)
+    return np.where(dead, 0, e / np.where(dead, 1, total)).astype(x.dtype, copy=False)
+
+
+row("safe_softmax", "SafeSoftmaxBackward0", lambda x, dim: _safe_softmax(x, dim),
+    lambda g, ans, x, dim: ans * (g - (g * ans).sum(axis=dim, keepdims=True)), saves="r",
+    api="torch._safe_softmax F.scaled_dot_product_attention",
+    note="y · (grad − Σ grad · y), with y the saved softmax (rows masked out entirely are zero)")
+row("baddbmm", "BaddbmmBackward0",
+    lambda c, a, b, beta=1, alpha=1: alpha * (a @ b) if beta == 0 else beta * c + alpha * (a @ b),
+    lambda g, ans, c, a, b, beta=1, alpha=1: g if beta == 1 else g * beta,
+    lambda g, ans, c, a, b, beta=1, alpha=1: alpha * (g @ np.swapaxes(b, -1, -2)),
+    lambda g, ans, c, a, b, beta=1, alpha=1: alpha * (np.swapaxes(a, -1, -2) @ g),
+    saves="yz", roles=("self", "batch1", "batch2"), param_defaults={"alpha": 1, "beta": 1},
+    api="torch.baddbmm Tensor.baddbmm Tensor.baddbmm_ nn.MultiheadAttention",
+    note="β·input + α·batch1 @ batch2: grad_input = β·grad; grad_batch1 = α·grad @ batch2ᵀ, "
+         "grad_batch2 = α·batch1ᵀ @ grad")
+
 
 # -- issue 14: triangles, masks, gather/scatter, index_select/index_copy -------------------------
 # Index arrays are parameters (PyTorch gives them no edge); a rule reads them as constants.
@@ -2074,6 +2105,101 @@ def _index_fill(x, dim, index, value):
     return out
 
 
+# -- special functions, factorizations, gamma draws (torch.distributions uses them) ----------------
+# kernels in engine/ops/special.py, ATen's
+from . import special as _special  # noqa: E402
+
+
+def _times(g, x, name, **params):
+    """``g · f(x)`` for the row ``name``'s f: its kernel on arrays; on create_graph's traced
+    values that row, recorded, so a further derivative exists (digamma's is polygamma(1)...)."""
+    if x.__class__ is np.ndarray or not hasattr(x, "fused"):
+        return g * OPS[name].forward(x, **params)
+    return g * x.fused(OPS[name], **params)
+
+
+row("lgamma", "LgammaBackward0", lambda x: _special.elementwise(_special.lgamma1, x),
+    lambda g, ans, x: _times(g, x, "digamma"), saves="x", floating=True,
+    api="torch.lgamma Tensor.lgamma Tensor.lgamma_", make="unary",
+    note="grad · digamma(x): the derivative of log|Γ(x)|")
+row("digamma", "DigammaBackward0", _special.digamma,
+    lambda g, ans, x: _times(g, x, "polygamma", n=1), saves="x", floating=True,
+    api="torch.digamma Tensor.digamma Tensor.digamma_", make="unary",
+    note="grad · polygamma(1, x) (trigamma): the derivative of ψ(x) = Γ′(x)/Γ(x)")
+row("polygamma", "PolygammaBackward0", lambda x, n: _special.polygamma(n, x),
+    lambda g, ans, x, n: _times(g, x, "polygamma", n=n + 1), saves="x", floating=True,
+    roles=("self",), api="torch.polygamma Tensor.polygamma",
+    note="grad · polygamma(n + 1, x): each polygamma is the next one's antiderivative")
+row("polygamma_", "PolygammaBackward1", lambda x, n: _special.polygamma(n, x),
+    lambda g, ans, x, n: _times(g, x, "polygamma", n=n + 1), saves="x", floating=True,
+    roles=("self",), api="Tensor.polygamma_",
+    note="in place: grad · polygamma(n + 1, x) of the input before the write")
+
+
+def _column_major(a):
+    """``a`` with each matrix stored by columns, as LAPACK returns them to ATen (so reshapes
+    of the result copy or alias as torch's do)."""
+    return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
+
+
+def _solve_tri(a, b, upper):
+    """``linalg.solve_triangular(a, b, upper=upper)`` (left side), batched, in a's dtype."""
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a64 = np.broadcast_to(a.astype(np.float64), shape + a.shape[-2:])
+    b64 = np.broadcast_to(b.astype(np.float64), shape + b.shape[-2:])
+    keep = (np.triu if upper else np.tril)(np.ones(a.shape[-2:], bool))
+    return np.linalg.solve(np.where(keep, a64, 0), b64).astype(np.result_type(a, b))
+
+
+def _cholesky(x):
+    try:
+        return _column_major(np.linalg.cholesky(x.astype(np.float64)).astype(x.dtype))
+    except np.linalg.LinAlgError:
+        raise RuntimeError("linalg.cholesky: The factorization could not be completed because "
+                           "the input is not positive-definite.") from None
+
+
+def _cholesky_grad(g, ans, x):
+    # Iain Murray (2016), as ATen's cholesky_backward: phi(Lᴴ gL) between L⁻ᴴ and L⁻¹
+    eye = np.broadcast_to(np.eye(ans.shape[-1], dtype=ans.dtype), ans.shape)
+    l_inv = _solve_tri(ans, eye, upper=False)
+    phi = np.tril(np.swapaxes(ans, -1, -2) @ g)
+    idx = np.arange(ans.shape[-1])
+    phi[..., idx, idx] *= 0.5
+    ga = np.swapaxes(l_inv, -1, -2) @ phi @ l_inv
+    return 0.5 * (ga + np.swapaxes(ga, -1, -2))
+
+
+def _solve_tri_grads(g, ans, a, b, upper):
+    gb = _solve_tri(np.swapaxes(a, -1, -2), g, upper=not upper)
+    ga = -gb @ np.swapaxes(ans, -1, -2)
+    return (np.triu(ga) if upper else np.tril(ga)), gb
+
+
+row("linalg_cholesky", "LinalgCholeskyExBackward0", _cholesky, _cholesky_grad, saves="r",
+    api="torch.linalg.cholesky",
+    note="Murray's rule: Φ(Lᵀ·grad) (lower triangle, half diagonal) taken back through L⁻ᵀ "
+         "and L⁻¹, then symmetrised")
+row("solve_triangular", "LinalgSolveTriangularBackward0",
+    lambda a, b, upper: _column_major(_solve_tri(a, b, upper)),
+    lambda g, ans, a, b, upper: _solve_tri_grads(g, ans, a, b, upper)[0],
+    lambda g, ans, a, b, upper: _solve_tri_grads(g, ans, a, b, upper)[1], saves="xyr",
+    api="torch.linalg.solve_triangular",
+    note="X = A⁻¹B: grad_B = A⁻ᵀ·grad, grad_A = −grad_B·Xᵀ kept on A's triangle")
+
+
+def _standard_gamma(alpha):
+    from .. import random as _random
+
+    return _random.standard_gamma(_random.default_generator, alpha)
+
+
+row("standard_gamma", "StandardGammaBackward0", _standard_gamma,
+    lambda g, ans, alpha: g * _special.per_element(_special.gamma_grad_one, alpha, ans),
+    saves="xr", api="torch._standard_gamma",
+    note="reparameterised: grad · ∂sample/∂α, the implicit derivative −(∂F/∂α)/f of the gamma "
+         "cdf F at the drawn sample (ATen's standard_gamma_grad)")
+
 # -- not differentiable, on purpose: counts, positions, bins, sets ---------------------------------
 nondiff("count_nonzero", lambda x, dim=None: np.asarray(np.count_nonzero(x, axis=dim),
                                                         dtype=np.int64),
@@ -2121,6 +2247,25 @@ row("split", "SplitBackward0", None, roles=(), table=NODE_OPS,
     note="concatenates the outputs' grads back along dim (zeros for an output no grad reached)")
 row("split_with_sizes", "SplitWithSizesBackward0", None, roles=(), table=NODE_OPS,
     api="torch.split Tensor.split",
+    note="concatenates the outputs' grads back along dim (zeros for an output no grad reached)")
+# PyTorch's fused CPU kernels of the recurrent and attention layers, with several outputs: one
+# ``autograd.node.FusedNode`` (``dispatch.record_fused``) whose backward is a kernel of
+# engine/ops/layers.py (no create_graph)
+row("mkldnn_rnn_layer", "MkldnnRnnLayerBackward0", None,
+    roles=("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_"), table=NODE_OPS,
+    api="nn.LSTM",
+    note="back-propagation through time of one LSTM layer and direction: the grads of its "
+         "output sequence and final (h, c) flow back step by step through the gates to the "
+         "input, the weights, the biases and the initial (h, c)")
+row("scaled_dot_product_flash_attention_for_cpu",
+    "ScaledDotProductFlashAttentionForCpuBackward0", None, roles=("query", "key", "value"),
+    table=NODE_OPS,
+    api="F.scaled_dot_product_attention",
+    note="softmax(q·kᵀ·scale + mask)·v backwards: grad_v = Pᵀ·grad, grad of the scores "
+         "P·(grad·vᵀ − rowsum), then grad_q = dS·k·scale, grad_k = dSᵀ·q·scale")
+# PyTorch's cells split their gates so: pieces autograd does not treat as views
+row("unsafe_split", "UnsafeSplitBackward0", None, roles=(), table=NODE_OPS,
+    api="torch.unsafe_split Tensor.unsafe_split torch.unsafe_chunk Tensor.unsafe_chunk",
     note="concatenates the outputs' grads back along dim (zeros for an output no grad reached)")
 
 # PyTorch's functions of ``torch`` that are in-place methods too (``torch.sin_(x)`` is
@@ -2203,10 +2348,12 @@ def palette_groups() -> dict:
 
 
 def spellings(prefix: str) -> dict:
-    """{public name: the rows spelled so} for one prefix (``"torch."``, ``"Tensor."``, ``"F."``)."""
+    """{public name: the rows spelled so} for one prefix (``"torch."``, ``"Tensor."``, ``"F."``,
+    ``"torch.linalg."``): the names directly under it (``torch.linalg.cholesky`` is not one of
+    ``"torch."``'s)."""
     out: dict = {}
     for op in rows():
         for s in op.api:
-            if s.startswith(prefix):
+            if s.startswith(prefix) and "." not in s[len(prefix):]:
                 out.setdefault(s[len(prefix):], []).append(op)
     return out

@@ -12,8 +12,9 @@ import numpy as np
 
 from ... import creation, dtypes
 from ...ops.dispatch import apply
+from ...ops.layers import batch_sizes_of
+from ...ops.table import OPS
 from ...tensor import Tensor, TorchNamedMeta
-from ..pending_rows import PACK_PADDED_SEQUENCE, batch_sizes_of
 
 
 def _as_lengths(lengths):
@@ -89,8 +90,8 @@ def pack_padded_sequence(input, lengths, batch_first: bool = False,
             "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
             "You can pass `enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to "
             "sidestep this requirement if you do not need ONNX exportability.")
-    data = apply(PACK_PADDED_SEQUENCE, input, lengths=tuple(lens), batch_first=bool(batch_first),
-                 shape=tuple(input.shape))
+    data = apply(OPS["pack_padded_sequence"], input, lengths=tuple(lens),
+                 batch_first=bool(batch_first), shape=tuple(input.shape))
     counts = np.array(batch_sizes_of(lens), dtype=np.int64)
     return PackedSequence(data, Tensor._wrap(counts), sorted_indices, None)
 

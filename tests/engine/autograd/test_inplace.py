@@ -53,6 +53,12 @@ CASES = {
     "fill_": run_inplace(lambda t, x, y: (x * y).fill_(2.5) * y),
     "clamp_": run_inplace(lambda t, x, y: (x * y).clamp_(-0.5, 0.5)),
     "clamp_min_": run_inplace(lambda t, x, y: (x * y).clamp_(min=0.0)),
+    "clamp_max_keyword": run_inplace(lambda t, x, y: (x * y).clamp_(max=0.25)),
+    "clamp_tensor_bounds": run_inplace(lambda t, x, y: (x * 1).clamp_(min=y * 0, max=y)),
+    "clamp_tensor_min_only": run_inplace(lambda t, x, y: (x * 1).clamp_(y)),
+    "torch_clamp_": run_inplace(lambda t, x, y: t.clamp_(x * y, -0.5, None)),
+    "clamp_detached_not_recorded": run_inplace(
+        lambda t, x, y: (lambda v: (v.detach().clamp_(min=0.1), v)[1])(x / y)),
     "chain_of_inplace": run_inplace(lambda t, x, y: (x * 1).add_(1).mul_(y).sub_(x)),
     "inplace_on_const_with_grad_other": run_inplace(lambda t, x, y: t.zeros(3).add_(y)),
     "broadcast_other": run_inplace(lambda t, x, y: (x * 1).add_(y[0])),
@@ -61,6 +67,11 @@ CASES = {
     "setitem_into_const": run_inplace(lambda t, x, y: _setitem(t.zeros(3), 1, y[0] * 3)),
     "setitem_mask": run_inplace(lambda t, x, y: _setitem(x * 1, x > 0, 0.0)),
     "setitem_fancy": run_inplace(lambda t, x, y: _setitem(x * 2, [0, 2], y[:2])),
+    # output k > 0 of a multi-output node that is no view, then written in place: the new node
+    # has one output
+    "second_output_of_var_mean": run_inplace(lambda t, x, y: t.var_mean(x * y)[1].mul_(2)),
+    "second_output_of_std_mean_dim": run_inplace(
+        lambda t, x, y: t.std_mean(t.stack([x, y]), dim=0)[1].sub_(x)),
     "version_leaf_no_grad": plain(
         lambda t: _versions(t.zeros(3), lambda v: (v.add_(1), v.mul_(2)))),
     "version_views_share": plain(lambda t: _view_versions(t)),

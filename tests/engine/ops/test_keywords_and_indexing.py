@@ -191,6 +191,18 @@ INDEXING = {
     "set_none_ellipsis": case(_set((None, Ellipsis, 0), 5.0), M34),
     "set_leaf_refused": case(lambda t, x: x.__setitem__([0], 1.0), M34),
     "set_no_grad_range": lambda t: _set(lambda t: (range(2), [1, 0]), 9.0)(t, t.zeros(2, 3)),
+    # a value of another shape than its slot: leading size-1 dims dropped (ViewBackward0), then
+    # expanded (ExpandBackward0), as PyTorch's copy_to
+    "set_0d_slot_from_1x1": case(lambda t, x, v: _set(1, v[:1].reshape(1, 1) * 2)(t, x), A5,
+                                 data(4)),
+    "set_row_from_1x1x4": case(lambda t, x, v: _set(0, (v * 2)[None, None])(t, x), M34, data(4)),
+    "set_rows_broadcast": case(lambda t, x, v: _set(slice(1, 3), v * 2)(t, x), M34, data(4)),
+    "set_rows_from_1x4_broadcast": case(lambda t, x, v: _set(slice(0, 2), v[None] * 2)(t, x),
+                                        M34, data(4)),
+    "set_mask_from_1x1": case(lambda t, x, v: _set(x > 0, v[:1, None] * 2)(t, x), M34, data(4)),
+    "set_shape_mismatch": case(lambda t, x, v: _set(0, v[:2])(t, x), M34, data(4)),
+    "set_too_many_dims": case(lambda t, x, v: _set(0, v.reshape(2, 2))(t, x), M34, data(4)),
+    "set_no_grad_1x1": lambda t: _set(2, t.ones(1, 1) * 3)(t, t.zeros(4)),
 }
 
 ALL = {f"kw-{k}": v for k, v in KEYWORDS.items()}

@@ -247,7 +247,72 @@ SORTING = {
     "remainder_tensor_": case(lambda t, x, y: (x * 1).remainder_(y), D34, np.abs(data(4)) + 0.5),
 }
 
+
+
+def _seeded(build):
+    """``build(torch, ...)`` after ``manual_seed(0)`` (a layer's init or a draw, as torch's)."""
+    return lambda t, *xs: (t.manual_seed(0), build(t, *xs))[1]
+
+
+def _mvn_log_prob(t, a, v):
+    cov = a @ a.mT + t.eye(3)
+    return t.distributions.MultivariateNormal(t.zeros(3), covariance_matrix=cov).log_prob(v)
+
+
+P23 = data(2, 3, positive=True)
+# the rows the recurrent and attention layers and the distributions use (issue 13)
+LAYERS_AND_SPECIAL = {
+    "unsafe_split": case(lambda t, x: t.unsafe_split(x * 2, 2, 1), M34),
+    "unsafe_split_method_dim0": case(lambda t, x: x.unsafe_split(2), M34),
+    "unsafe_chunk": case(lambda t, x: t.unsafe_chunk(x, 3, 1), M34),
+    "unsafe_chunk_method_inplace_piece": case(lambda t, x: (x * 1).unsafe_chunk(2)[1].mul_(2),
+                                              M34),
+    "unsafe_split_list_refused": case(lambda t, x: t.unsafe_split(x, [1, 2]), M34),
+    "unsafe_chunk_zero_refused": case(lambda t, x: t.unsafe_chunk(x, 0), M34),
+    "baddbmm": case(lambda t, c, a, b: t.baddbmm(c, a, b), data(2, 3, 2), data(2, 3, 4),
+                    data(2, 4, 2)),
+    "baddbmm_broadcast_beta_alpha": case(
+        lambda t, c, a, b: c.baddbmm(a, b, beta=0.5, alpha=2), data(3, 2), data(2, 3, 4),
+        data(2, 4, 2)),
+    "baddbmm_beta_0": case(lambda t, c, a, b: t.baddbmm(c, a, b, beta=0), data(2, 3, 2),
+                           data(2, 3, 4), data(2, 4, 2)),
+    "baddbmm_": case(lambda t, c, a, b: (c * 1).baddbmm_(a, b, alpha=0.5), data(2, 3, 2),
+                     data(2, 3, 4), data(2, 4, 2)),
+    "baddbmm_bad_batch2": case(lambda t, c, a, b: t.baddbmm(c, a, b), data(2, 3, 2),
+                               data(2, 3, 4), data(2, 5, 2)),
+    "baddbmm_dtypes_refused": case(lambda t, c, a, b: t.baddbmm(c.double(), a, b),
+                                   data(2, 3, 2), data(2, 3, 4), data(2, 4, 2)),
+    "safe_softmax": case(lambda t, x: t._safe_softmax(x, 1), M34),
+    "safe_softmax_dead_row": case(
+        lambda t, x: t._safe_softmax(x.masked_fill(t.tensor([[True], [False], [True]]),
+                                                   float("-inf")), -1), M34),
+    "sdpa_math_path": case(lambda t, q, k, v: t.nn.functional.scaled_dot_product_attention(
+        q, k, v), data(2, 3, 4), data(2, 5, 4), data(2, 5, 4)),
+    "sdpa_flash": case(lambda t, q, k, v: t.nn.functional.scaled_dot_product_attention(
+        q, k, v, is_causal=True), data(1, 2, 3, 4), data(1, 2, 3, 4), data(1, 2, 3, 4)),
+    "pack_padded_sequence": case(
+        lambda t, x: t.nn.utils.rnn.pack_padded_sequence(x * 2, [3, 1], batch_first=True).data,
+        data(2, 3, 4)),
+    "pack_padded_sequence_private": case(
+        lambda t, x: t._pack_padded_sequence(x, t.tensor([3, 2]), False), data(3, 2, 4)),
+    "lstm_float32_fused": case(_seeded(lambda t, x: t.nn.LSTM(4, 3)(x)[0]), data(3, 2, 4)),
+    "lgamma": case(lambda t, x: t.lgamma(x), P23),
+    "lgamma_method_inplace": case(lambda t, x: (x * 1).lgamma_(), P23),
+    "lgamma_int": lambda t: t.lgamma(t.tensor([1, 2, 5])),
+    "digamma": case(lambda t, x: x.digamma(), P23),
+    "digamma_": case(lambda t, x: (x + 0.5).digamma_(), P23),
+    "polygamma_1": case(lambda t, x: t.polygamma(1, x), P23),
+    "polygamma_3_method": case(lambda t, x: x.polygamma(3), P23),
+    "polygamma_2_": case(lambda t, x: (x * 1).polygamma_(2), P23),
+    "polygamma_negative_refused": case(lambda t, x: t.polygamma(-1, x), P23),
+    "mvn_cholesky_solve_triangular": case(_mvn_log_prob, data(3, 3), data(3)),
+    "standard_gamma": case(_seeded(lambda t, a: t._standard_gamma(a)),
+                           np.array([0.3, 1.5, 4.0, 12.0], dtype=np.float64)),
+    "standard_gamma_float32": case(_seeded(lambda t, a: t._standard_gamma(a * 2)), P23),
+}
+
 ALL = {f"pointwise-{k}": v for k, v in POINTWISE.items()}
+ALL.update({f"layers-{k}": v for k, v in LAYERS_AND_SPECIAL.items()})
 ALL.update({f"sorting-{k}": v for k, v in SORTING.items()})
 ALL.update({f"select-{k}": v for k, v in SELECT.items()})
 ALL.update({f"shape-{k}": v for k, v in SHAPE.items()})

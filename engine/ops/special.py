@@ -1,10 +1,8 @@
-"""Gamma and Dirichlet draws as recorded ops, with ATen's reparameterised gradients
-(Distributions.h: ``standard_gamma_grad_one``, ``dirichlet_grad_one``), per element in double.
-
-``_standard_gamma(alpha)`` records ``StandardGammaBackward0`` (grad * d sample / d alpha);
-``_Dirichlet`` is torch's ``autograd.Function`` of the same name (its node ``_DirichletBackward``).
-The draws themselves are ``engine.random.standard_gamma``/``dirichlet``, PyTorch's streams.
-"""
+"""Special functions for the op table's rows (``engine/ops/table.py``), as ATen computes them
+(``aten/src/ATen/native/Math.h``, ``Distributions.h``), in double and returned in the input's
+dtype: lgamma (C's, through ``math``), digamma, trigamma, polygamma (Hurwitz zeta), and the
+reparameterised gradients of gamma and Dirichlet draws (``standard_gamma_grad_one``,
+``dirichlet_grad_one``), per element."""
 
 from __future__ import annotations
 
@@ -12,17 +10,123 @@ import math
 
 import numpy as np
 
-from .. import random as _random
-from ..autograd.function import Function, once_differentiable
-from ..ops import dispatch
-from ..ops.table import row
-from ._ops import _digamma_np
 
-ROWS: dict = {}
+def elementwise(fn, x: np.ndarray) -> np.ndarray:
+    """The double ``fn`` per element (math's lgamma/erf: numpy has none), in ``x``'s dtype."""
+    flat = np.fromiter(map(fn, x.reshape(-1).astype(np.float64).tolist()), np.float64, x.size)
+    return flat.reshape(x.shape).astype(x.dtype, copy=False)
+
+
+def lgamma1(v: float) -> float:
+    try:
+        return math.lgamma(v)
+    except ValueError:  # the poles 0, -1, -2, ...: PyTorch (C's lgamma) gives +inf
+        return math.inf
+
+
+_PSI_10 = 2.25175258906672110764
+_PSI_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+          -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+          8.33333333333333333333E-2)
+
+
+def digamma(x: np.ndarray) -> np.ndarray:
+    """ATen's ``calc_digamma`` (Math.h), vectorised: reflection below 0, the recurrence up to 10,
+    then the asymptotic series."""
+    a = np.asarray(x, np.float64)
+    out = np.zeros_like(a)
+    neg = a < 0
+    z = np.where(neg, 1 - a, a)
+    with np.errstate(all="ignore"):
+        refl = np.where(neg, -math.pi / np.tan(math.pi * np.modf(a)[0]), 0.0)
+        while True:
+            small = z < 10
+            if not small.any():
+                break
+            out -= np.where(small, 1 / np.where(small, z, 1), 0)
+            z = np.where(small, z + 1, z)
+        zz = 1.0 / (z * z)
+        poly = np.zeros_like(z)
+        for c in _PSI_A:
+            poly = poly * zz + c
+        tail = np.where(z < 1e17, zz * poly, 0.0)
+        out = np.where(z == 10, out + _PSI_10, out + np.log(z) - 0.5 / z - tail) + refl
+    out = np.where(a == 0, np.copysign(np.inf, -a), out)
+    out = np.where(neg & (a == np.trunc(a)), np.nan, out)
+    return out.astype(np.asarray(x).dtype, copy=False)
+
+
+def trigamma(x: np.ndarray) -> np.ndarray:
+    """ATen's ``calc_trigamma``: reflection below 1/2, six steps of the recurrence, the series."""
+    a = np.asarray(x, np.float64)
+    low = a < 0.5
+    with np.errstate(all="ignore"):
+        result = np.where(low, -(math.pi ** 2) / np.sin(math.pi * a) ** 2, 0.0)
+        z = np.where(low, 1 - a, a)
+        for _ in range(6):
+            result = result + 1 / (z * z)
+            z = z + 1
+        ixx = 1 / (z * z)
+        result = result + (1 + 1 / (2 * z) + ixx * (1 / 6 - ixx * (1 / 30 - ixx * (1 / 42)))) / z
+    return np.where(low, -result, result).astype(np.asarray(x).dtype, copy=False)
+
+
+# Cephes' zeta (ATen's ``zeta``): the Euler-Maclaurin expansion
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9,
+           7.47242496e10, -2.950130727918164224e12, 1.1646782814350067249e14,
+           -4.5979787224074726105e15, 1.8152105401943546773e17, -7.1661652561756670113e18)
+_MACHEP = 1.11022302462515654042e-16
+
+
+def _zeta1(x: float, q: float) -> float:
+    """The Hurwitz zeta function sum over k >= 0 of (k + q)^-x, for x > 1."""
+    if x == 1:
+        return math.inf
+    if x < 1 or math.isnan(q):
+        return math.nan
+    if q <= 0:
+        if q == math.floor(q):
+            return math.inf
+        if x != math.floor(x):
+            return math.nan
+    s = q ** -x
+    a, b, i = q, 0.0, 0
+    while i < 9 or a <= 9:
+        i += 1
+        a += 1
+        b = a ** -x
+        s += b
+        if abs(b) < _MACHEP * abs(s):  # C's b / s is inf, not an error, at s = 0
+            return s
+    w = a
+    s += b * w / (x - 1) - 0.5 * b
+    a, k = 1.0, 0.0
+    for c in _ZETA_A:
+        a *= x + k
+        b /= w
+        t = a * b / c
+        s += t
+        if abs(t) < _MACHEP * abs(s):
+            return s
+        k += 1
+        a *= x + k
+        b /= w
+        k += 1
+    return s
+
+
+def polygamma(n: int, x: np.ndarray) -> np.ndarray:
+    """ATen's ``calc_polygamma``: digamma, trigamma, else ±n!·zeta(n + 1, x)."""
+    if n == 0:
+        return digamma(x)
+    if n == 1:
+        return trigamma(x)
+    factor = (1.0 if n % 2 else -1.0) * math.exp(math.lgamma(n + 1.0))
+    return elementwise(lambda v: factor * _zeta1(n + 1.0, v), x)
 
 
 def _digamma1(x: float) -> float:
-    return float(_digamma_np(np.array([x]))[0])
+    return float(digamma(np.array([x]))[0])
 
 
 _COEF_UV = ((0.16009398, -0.094634809, 0.025146376, -0.0030648343,
@@ -33,7 +137,7 @@ _COEF_UV = ((0.16009398, -0.094634809, 0.025146376, -0.0030648343,
              0.017050642, -0.0021309326, 0.00085092367, -1.5247877e-07))
 
 
-def _gamma_grad_one(alpha: float, x: float) -> float:
+def gamma_grad_one(alpha: float, x: float) -> float:
     """-(d/dalpha cdf(x; alpha)) / pdf(x; alpha): a Taylor series for small x, Rice's saddle
     point for large alpha, else a rational approximation."""
     if x < 0.8:
@@ -147,7 +251,7 @@ _C = np.array([
       [-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06]]]])
 
 
-def _dirichlet_grad_one(x: float, alpha: float, total: float) -> float:
+def dirichlet_grad_one(x: float, alpha: float, total: float) -> float:
     """The scaled reparameterised gradient of a Beta(alpha, total - alpha) draw ``x``."""
     beta = total - alpha
     boundary = total * x * (1 - x)
@@ -172,39 +276,7 @@ def _dirichlet_grad_one(x: float, alpha: float, total: float) -> float:
     return p / q * approx
 
 
-def _per_element(fn, *arrays) -> np.ndarray:
+def per_element(fn, *arrays) -> np.ndarray:
     flat = [a.reshape(-1).astype(np.float64).tolist() for a in np.broadcast_arrays(*arrays)]
     out = np.array([fn(*v) for v in zip(*flat)], np.float64)
     return out.reshape(np.broadcast_shapes(*(a.shape for a in arrays))).astype(arrays[0].dtype)
-
-
-row("standard_gamma", "StandardGammaBackward0",
-    lambda alpha: _random.standard_gamma(_random.default_generator, alpha),
-    lambda g, ans, alpha: g * _per_element(_gamma_grad_one, alpha, ans), saves="xr", table=ROWS)
-
-
-def standard_gamma(concentration):
-    """``torch._standard_gamma``: a Gamma(concentration, 1) draw per element."""
-    return dispatch.apply(ROWS["standard_gamma"], concentration)
-
-
-class _Dirichlet(Function):
-    @staticmethod
-    def forward(ctx, concentration):
-        from ..tensor import Tensor
-
-        x = Tensor._wrap(_random.dirichlet(_random.default_generator,
-                                           np.ascontiguousarray(concentration._data)))
-        ctx.save_for_backward(x, concentration)
-        return x
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, grad_output):
-        from ..tensor import Tensor
-
-        x, concentration = (t._data for t in ctx.saved_tensors)
-        total = np.broadcast_to(concentration.sum(-1, keepdims=True), concentration.shape)
-        grad = _per_element(_dirichlet_grad_one, x, concentration, total)
-        g = grad_output._data
-        return Tensor._wrap(grad * (g - (x * g).sum(-1, keepdims=True)))
