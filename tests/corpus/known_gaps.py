@@ -7,8 +7,4 @@ Only the first failure of each run is known: fixing it may uncover the next one.
 """
 
 KNOWN_GAPS = {
-    ('102_d2l_sequence_models', 'engine'):
-        'assigning a tensor of shape (1, 1) into a 0-d slot unsupported -- engine failed: ValueError: setting an array element with a sequence. (line 95)',
-    ('102_d2l_sequence_models', 'interpreter'):
-        'assigning a tensor of shape (1, 1) into a 0-d slot unsupported -- interpreter failed: ScriptError(runtime) line 95: ValueError: setting an array element with a sequence.',
 }
