@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.graph.focus import culprit_node, last_executed
 from engine.session.events import Status
 
 from . import controller as ctl
@@ -273,7 +274,7 @@ class MainWindow(QMainWindow):
             self._update_actions()
             return
         if graph is not None and position is not None and position.backward_step:
-            executing = _last_executed(graph)
+            executing = last_executed(graph)
         self.graph_view.show_graph(graph, snapshot.layout, executing=executing)
         if self.inspector.node_id and graph is not None:
             self.inspector.show_node(self.graph_view.shown_graph, self.inspector.node_id)
@@ -390,34 +391,3 @@ class MainWindow(QMainWindow):
             panel.deleteLater()
         self.panels.clear()
 
-
-def culprit_node(graph, culprits) -> str | None:
-    """The graph node a pause's ``culprits`` point at: the op that produced a NaN/Inf (the one
-    behind the culprit tensor when several have its name), else the tensor."""
-    import networkx as nx
-
-    ops = [name for kind, name in culprits if kind == "op"]
-    tensors = [f"t:{name}" for kind, name in culprits if kind in ("tensor", "grad")]
-    tensors = [t for t in tensors if t in graph]
-    for op in ops:
-        found = [n for n, a in graph.nodes(data=True)
-                 if a.get("kind") != "tensor" and a.get("label") == op]
-        if not found:
-            continue
-        for t in tensors:
-            behind = nx.ancestors(graph, t)
-            near = [n for n in found if n in behind]
-            if near:
-                return near[-1]
-        return found[-1]
-    return tensors[0] if tensors else None
-
-
-def _last_executed(graph) -> str | None:
-    """The node that ran in the latest backward step (the largest executed_index)."""
-    best, best_index = None, -1
-    for node_id, attrs in graph.nodes(data=True):
-        index = attrs.get("executed_index")
-        if index is not None and index > best_index:
-            best, best_index = node_id, index
-    return best

@@ -157,7 +157,7 @@ def bench_backward_step(app, ops: int = 330) -> dict:
     """Redraw after one backward step on a ~1,000-node graph, at 1:1 and fit-all."""
     import engine as torch
     from app.graph_view import GraphView
-    from app.main_window import _last_executed
+    from engine.graph.focus import last_executed as _last_executed
     from engine.graph.layout import layout
     from engine.graph.model import build_graph
 
