@@ -38,7 +38,10 @@ that a recording names the same code's tensors the same way.
 from __future__ import annotations
 
 import re
+import sys
+import weakref
 from dataclasses import dataclass, field
+from itertools import chain, islice
 
 MAX_CONTAINER_DEPTH = 3
 """How deep containers are searched (``xs[0]['w']`` is depth 2)."""
@@ -208,7 +211,10 @@ def _exact_dict(value) -> dict:
 
 
 class Kinds:
-    """What the walk treats as a tensor, a module and an optimizer (subclass to change)."""
+    """What the walk treats as a tensor, a module and an optimizer (subclass to change).
+
+    Each answer depends on the value's type alone (the walk asks once per type and walk).
+    """
 
     def is_tensor(self, value) -> bool:
         raise NotImplementedError
@@ -294,9 +300,17 @@ def walk(namespace, kinds: Kinds = ENGINE, *, extra: tuple = ()) -> Naming:
     """
     w = _Walk(kinds)
     items = list(dict.items(namespace)) if isinstance(namespace, dict) else list(namespace.items())
+    cache = w.kind_cache
+    skipped = 0  # values that name nothing cost one visit each, charged in bulk (see _items)
     for name, value in items:
         if isinstance(name, str) and name and not name.startswith("_"):
+            if cache.get(type(value)) is _LEAF:
+                skipped += 1
+                continue
+            w.budget -= skipped
+            skipped = 0
             w.visit(name, name, value, 0)
+    w.budget -= skipped
     for prefix, value in extra:
         w.visit(prefix, prefix, value, 0)
     w.visit_optimizers()
@@ -316,6 +330,27 @@ def group_params(group) -> list:
     return params if isinstance(params, list) else list(params) if type(params) is tuple else []
 
 
+# What a value is to the walk, decided by its type (``Kinds`` decides by type too).
+_LEAF, _TENSOR, _SEQUENCE, _DICT, _MODULE, _OPTIMIZER = range(6)
+# Types that never hold a tensor: known before any Kinds is asked.
+_LEAF_TYPES = dict.fromkeys((int, float, bool, complex, str, bytes, type(None), range, slice),
+                            _LEAF)
+
+
+_ENGINE_KINDS: dict = dict(_LEAF_TYPES)  # and the lasting types ENGINE's walks have met
+
+
+def _lasting(t: type) -> bool:
+    """A type Python or the engine defines (kept for good), not one of a script's classes."""
+    module = type.__dict__["__module__"].__get__(t)
+    if module == "builtins":
+        return True
+    if not isinstance(module, str) or not (module == "engine" or module.startswith("engine.")):
+        return False
+    defined = sys.modules.get(module)
+    return defined is not None and vars(defined).get(type.__dict__["__name__"].__get__(t)) is t
+
+
 class _Walk:
     def __init__(self, kinds: Kinds) -> None:
         self.kinds = kinds
@@ -324,37 +359,80 @@ class _Walk:
         self.path: set[int] = set()  # containers and modules being walked (cycles)
         self.modules_seen: set[int] = set()
         self.optimizers: dict[int, NamedOptimizer] = {}
+        # type -> _LEAF ... _OPTIMIZER, for this walk (a script's classes are not kept after it)
+        self.kind_cache: dict = dict(_ENGINE_KINDS if kinds is ENGINE else _LEAF_TYPES)
+        # (id(module), name, expr) -> visits: already walked in this walk
+        self.plans_applied: dict = {}
+        self.modules_read: dict = {}  # id(module) -> what _module_plan read of it in this walk
+
+    def kind(self, value) -> int:
+        t = type(value)
+        k = self.kind_cache.get(t)
+        if k is None:
+            kinds = self.kinds
+            if kinds.is_tensor(value):
+                k = _TENSOR
+            elif t is list or t is tuple:
+                k = _SEQUENCE
+            elif t is dict:
+                k = _DICT
+            elif kinds.is_module(value):
+                k = _MODULE
+            elif kinds.is_optimizer(value):
+                k = _OPTIMIZER
+            else:
+                k = _LEAF
+            self.kind_cache[t] = k
+            if kinds is ENGINE and _lasting(t):
+                _ENGINE_KINDS[t] = k
+        return k
 
     def visit(self, name: str, expr: str, value, depth: int) -> None:
         self.budget -= 1
         if self.budget < 0:
             return
-        kinds = self.kinds
-        t = type(value)
-        if kinds.is_tensor(value):
+        k = self.kind(value)
+        if k == _TENSOR:
             self.add(name, expr, value, None)
-        elif t is list or t is tuple:
+        elif k == _SEQUENCE:
             if depth < MAX_CONTAINER_DEPTH and self.enter(value):
-                for i, item in enumerate(value[:MAX_ITEMS]):
-                    self.visit(item_name(name, i), item_name(expr, i), item, depth + 1)
+                self._items(name, expr, enumerate(value[:MAX_ITEMS]), depth + 1)
                 self.path.discard(id(value))
-        elif t is dict:
+        elif k == _DICT:
             if depth < MAX_CONTAINER_DEPTH and self.enter(value):
-                for i, (key, item) in enumerate(dict.items(value)):
-                    if i >= MAX_ITEMS:
-                        break
-                    if type(key) is str or type(key) is int:
-                        self.visit(item_name(name, key), item_name(expr, key), item, depth + 1)
+                self._items(name, expr, islice(dict.items(value), MAX_ITEMS), depth + 1,
+                            keyed=True)
                 self.path.discard(id(value))
-        elif kinds.is_module(value):
+        elif k == _MODULE:
             self.visit_module(name, expr, value)
-        elif kinds.is_optimizer(value):
+        elif k == _OPTIMIZER:
             entry = self.optimizers.get(id(value))
             if entry is None:
                 entry = self.optimizers[id(value)] = NamedOptimizer(name, value)
                 self.result.optimizers.append(entry)
             elif name != entry.name:
                 entry.aliases.append(name)
+
+    def _items(self, name: str, expr: str, pairs, depth: int, keyed: bool = False) -> None:
+        """Visit a container's ``(key, item)`` pairs. An item that names nothing (a float, a
+        string) only costs its visit: those are charged in bulk and get no name built, so a
+        list of 10,000 floats is one quick loop. Charging a run of them before the next item
+        that is visited leaves the budget exactly as visiting each would."""
+        cache = self.kind_cache
+        skipped = 0
+        for key, item in pairs:
+            if keyed and type(key) is not str and type(key) is not int:
+                continue  # other keys are not spelled (and cost nothing)
+            k = cache.get(type(item))
+            if k is None:
+                k = self.kind(item)
+            if k == _LEAF:
+                skipped += 1
+                continue
+            self.budget -= skipped
+            skipped = 0
+            self.visit(item_name(name, key), item_name(expr, key), item, depth)
+        self.budget -= skipped
 
     def enter(self, value) -> bool:
         if id(value) in self.path:
@@ -366,6 +444,30 @@ class _Walk:
         if id(module) not in self.modules_seen:
             self.modules_seen.add(id(module))
             self.result.modules.append((name, module))
+        key = (id(module), name, expr)
+        spent = self.plans_applied.get(key)
+        if spent is not None:
+            # the same module under the same name again (a global and a local): it adds
+            # nothing new, only its visits are counted
+            self.budget -= spent
+            return
+        plan = _module_plan(self.kinds, name, expr, module, self.modules_read)
+        if self.budget < plan.spent:
+            self._visit_module_slowly(name, expr, module)  # the budget runs out inside it
+            return
+        self.plans_applied[key] = plan.spent
+        self.budget -= plan.spent
+        seen, modules = self.modules_seen, self.result.modules
+        for sub, child in plan.children:
+            if id(child) not in seen:
+                seen.add(id(child))
+                modules.append((sub, child))
+        add = self.add
+        for member in plan.members:
+            add(*member)
+
+    def _visit_module_slowly(self, name: str, expr: str, module) -> None:
+        """The module walk step by step, stopping where the budget runs out."""
         tree = []  # (path, expression, module) in named_modules' order, each module once
         self._modules(name, expr, module, 0, tree, set())
         for key in (0, 1):  # named_parameters, then named_buffers
@@ -421,3 +523,132 @@ class _Walk:
             entry.group = group
         entry.parameter = entry.parameter or parameter
         entry.buffer = entry.buffer or buffer
+
+
+# ------------------------------------------------------------------------------------ module plans
+@dataclass(eq=False)
+class _ModulePlan:
+    """What walking one module under one name does, whatever walk it is part of: the modules
+    it reaches (``children``: ``(path, module)`` in ``named_modules`` order, to be listed if
+    not seen yet), the tensors it adds (``members``: :meth:`_Walk.add`'s arguments, parameters
+    then buffers) and the visits that cost (``spent``). ``inputs`` holds every object it was
+    read from (each module's three dicts, their keys and values) and ``ids``/``types`` what they
+    were, so that :func:`_module_plan` can tell in one comparison that nothing changed."""
+
+    children: list
+    entered: list  # the modules below the root that were read, in order
+    members: list
+    spent: int
+    inputs: list
+    ids: list
+    types: list
+
+
+def _plan_inputs(kinds: Kinds, modules) -> list:
+    out: list = []
+    items = chain.from_iterable
+    for m in modules:
+        for d in kinds.module_dicts(m):
+            out.append(d)
+            out.extend(items(dict.items(d)))
+    return out
+
+
+_MODULE_DICTS = ("_parameters", "_buffers", "_modules")
+
+
+def _engine_plan_inputs(modules) -> list:
+    """:func:`_plan_inputs` for ENGINE, in one loop (it runs at every walk of a kept plan)."""
+    out: list = []
+    items = chain.from_iterable
+    for m in modules:
+        d = instance_dict(m)
+        for key in _MODULE_DICTS:
+            x = d.get(key)
+            if not isinstance(x, dict):
+                x = {}  # as module_dicts reads it: a new object, so the plan is not kept
+            out.append(x)
+            out.extend(items(dict.items(x)))
+    return out
+
+
+def _make_plan(kinds: Kinds, name: str, expr: str, module) -> _ModulePlan:
+    """The module walk with no budget: the tree in ``named_modules`` order, then members."""
+    tree: list = []
+    children: list = []
+    seen: set = set()
+    spent = 0
+
+    def subtree(path, mexpr, m, depth):
+        nonlocal spent
+        if id(m) in seen or depth > MAX_MODULE_DEPTH:
+            return
+        seen.add(id(m))
+        tree.append((path, mexpr, m))
+        for child_name, child in dict.items(kinds.module_dicts(m)[2]):
+            if isinstance(child_name, str) and kinds.is_module(child):
+                spent += 1
+                sub = attr_name(path, child_name)
+                children.append((sub, child))
+                subtree(sub, child_expression(mexpr, child_name), child, depth + 1)
+
+    subtree(name, expr, module, 0)
+    members = []
+    for key in (0, 1):  # named_parameters, then named_buffers
+        for path, mexpr, m in tree:
+            for pname, p in dict.items(kinds.module_dicts(m)[key]):
+                if isinstance(pname, str) and kinds.is_tensor(p):
+                    members.append((attr_name(path, pname), attr_name(mexpr, pname), p,
+                                    path or None, key == 0, key == 1))
+    spent += len(members)
+    inputs = _plan_inputs(kinds, [m for _, _, m in tree])
+    return _ModulePlan(children, [m for _, _, m in tree[1:]], members, spent, inputs,
+                       list(map(id, inputs)), list(map(type, inputs)))
+
+
+# id(module) -> (weak reference to it, {(name, expr): _ModulePlan}); only for ENGINE's kinds.
+# A plan keeps what it read alive (so no id in ``ids`` is reused while it is kept), never the
+# module itself: the entry goes when the module does.
+_PLANS: dict = {}
+_MAX_PLANNED_MODULES = 512
+
+
+def _module_plan(kinds: Kinds, name: str, expr: str, module, checked: dict) -> _ModulePlan:
+    """The plan of ``module`` walked under ``name``: the one made last time when every dict,
+    key and value it was read from is still the same object of the same type, else a new one.
+    So a walk of a model that did not change reads each of its modules' dicts once (``checked``:
+    what this walk read, for the same model under another name), and builds no name."""
+    if kinds is not ENGINE:
+        return _make_plan(kinds, name, expr, module)
+    entry = _PLANS.get(id(module))
+    if entry is not None and entry[0]() is module:
+        plan = entry[1].get((name, expr))
+        if plan is not None:
+            entered = list(map(id, plan.entered))
+            read = checked.get(id(module))
+            if read is None or read[0] != entered:
+                inputs = _engine_plan_inputs([module, *plan.entered])
+                read = checked[id(module)] = (entered, list(map(id, inputs)),
+                                              list(map(type, inputs)))
+            if read[1] == plan.ids and read[2] == plan.types:
+                return plan
+    plan = _make_plan(kinds, name, expr, module)
+    checked[id(module)] = (list(map(id, plan.entered)), plan.ids, plan.types)
+    if any(x is module for x in plan.inputs):
+        return plan  # it holds itself: a kept plan would keep it alive
+    if entry is None or entry[0]() is not module:
+        if len(_PLANS) >= _MAX_PLANNED_MODULES:
+            _PLANS.clear()
+        key = id(module)
+        try:
+            ref = weakref.ref(module, lambda _r, key=key: _PLANS.pop(key, None))
+        except TypeError:
+            return plan
+        entry = _PLANS[key] = (ref, {})
+    entry[1][(name, expr)] = plan
+    return plan
+
+
+def forget_plans() -> None:
+    """Drop the kept module plans (tests; a session that ends may call it to free memory)."""
+    _PLANS.clear()

@@ -14,6 +14,7 @@ pauses (or pulling forward when i lies ahead of the live interpreter).
 
 from __future__ import annotations
 
+import ast
 import threading
 import warnings
 from collections.abc import Callable, Iterable
@@ -24,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import events as engine_events
+from .. import naming
 from ..autograd.grad_mode import state as grad_state
 from ..creation import get_generator_state, initial_seed, manual_seed, set_generator_state
 from ..script.errors import ScriptError
@@ -86,6 +88,21 @@ def _steps_on_graph(steps: tuple, tensors: dict) -> tuple:
     ran_here = any(id(step.node) in live and not isinstance(step.node, AccumulateGrad)
                    for step in steps)
     return steps if ran_here else ()
+
+
+# the engine events after which the linter reads its gradient buffers
+_LINTER_READS = frozenset({engine_events.BACKWARD_STARTED, engine_events.GRAD_ACCUMULATED,
+                           engine_events.PARAM_UPDATED})
+_COUNTED_CALLS = frozenset({"zero_grad", "step", "backward"})
+_NO_CALLS = StatementCalls()
+
+
+def _may_count(stmt) -> bool:
+    """Whether ``calls_in`` can find anything in ``stmt``: a method call named ``zero_grad``,
+    ``step`` or ``backward`` anywhere in it (most statements have none)."""
+    return stmt is not None and any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+        and n.func.attr in _COUNTED_CALLS for n in ast.walk(stmt))
 
 
 def _scalar(value: Any) -> float | None:
@@ -565,7 +582,10 @@ class Session(EventPublisher):
         self._backward_total = 0
         self._outer_loop = None
         self._names_cache = None
+        self._walk_cache: naming.Naming | None = None  # naming.walk(self._names())
         self._calls_cache: StatementCalls | None = None
+        self._stmt_counts: dict = {}  # stmt -> _may_count(stmt), for this run's statements
+        self._linter_sync_due = False  # a statement began: sync the linter before it reads
         self._nonfinite_known: set = set()
         self._clear_since()
 
@@ -660,7 +680,7 @@ class Session(EventPublisher):
                     self.counters.iteration is None or self.counters.iteration == last.iteration):
                 return  # thinned: past the limit, only each iteration's first statement
         snap = capture(pause.globals, pause.locals, self._passing_snapshot or self._snapshot,
-                       len(self.console))
+                       len(self.console), names=self._names(), walked=self._walked())
         point = TimelinePoint(
             index=len(timeline), kind="statement", line=pause.line,
             iteration=self.counters.iteration, markers=frozenset(self._markers),
@@ -732,6 +752,7 @@ class Session(EventPublisher):
         self._raw_count += 1
         self._pause = pause
         self._names_cache = None
+        self._walk_cache = None
         self._calls_cache = None
         if pause.kind == "statement":
             self._track_iteration(pause)
@@ -740,8 +761,7 @@ class Session(EventPublisher):
             if self._resume_pending and self._at_resume_point(pause):
                 self._restore(pause.globals)
                 self._resumed_here = True
-            if self.linter.tracking:
-                self.linter.sync(self._parameters())
+            self._linter_sync_due = True
         return pause
 
     # ------------------------------------------------------------------ per-pause bookkeeping
@@ -751,9 +771,21 @@ class Session(EventPublisher):
             self._names_cache = visible_names(p.globals, p.locals) if p is not None else {}
         return self._names_cache
 
+    def _walked(self) -> naming.Naming:
+        """``naming.walk(self._names())``, once per pause: the passing snapshot, the linter,
+        the NaN check and the names in messages all ask for it."""
+        if self._walk_cache is None:
+            self._walk_cache = naming.walk(self._names())
+        return self._walk_cache
+
     def _calls_of(self, pause) -> StatementCalls:
         if pause is self._pause and self._calls_cache is not None:
             return self._calls_cache
+        may = self._stmt_counts.get(pause.stmt)
+        if may is None:
+            may = self._stmt_counts[pause.stmt] = _may_count(pause.stmt)
+        if not may:
+            return _NO_CALLS
         names = self._names() if pause is self._pause else visible_names(pause.globals,
                                                                           pause.locals)
         calls = calls_in(pause.stmt, names)
@@ -762,9 +794,17 @@ class Session(EventPublisher):
         return calls
 
     def _parameters(self) -> dict:
-        from .state import parameters_of
+        """The parameters the script trains (``state.parameters_of`` of the names)."""
+        return {e.name: e.tensor for e in self._walked().tensors if e.parameter}
 
-        return parameters_of(self._names())
+    def _sync_linter(self) -> None:
+        """Before the linter reads its buffers: forget those the script cleared by hand
+        (``p.grad = None``) before this statement. Once per statement, and only when a gradient
+        event comes, so statements that touch no gradient cost no walk."""
+        if self._linter_sync_due:
+            self._linter_sync_due = False
+            if self.linter.tracking:
+                self.linter.sync(self._parameters())
 
     # ------------------------------------------------------------------ resuming a saved state
     def _at_resume_point(self, pause) -> bool:
@@ -783,6 +823,7 @@ class Session(EventPublisher):
 
         self._resume_pending = False
         self._names_cache = None
+        self._walk_cache = None
         missing = restore_state(namespace, self.resume)
         problems = [why] if why else []
         if missing:
@@ -864,6 +905,8 @@ class Session(EventPublisher):
         kind, data = event.kind, event.payload
         line = self._pause.line if self._pause is not None else None
         breaks = self.data_breakpoints
+        if kind in _LINTER_READS:
+            self._sync_linter()
         if kind == engine_events.BACKWARD_STARTED:
             self.counters.backward += 1
             self._markers.add(BACKWARD)
@@ -916,10 +959,7 @@ class Session(EventPublisher):
             self._pending_culprit = culprit
 
     def _name_of(self, tensor) -> str | None:
-        for name, t in named_tensors(self._names()).items():
-            if t is tensor:
-                return name
-        return None
+        return self._walked().name_of(tensor)
 
     # ------------------------------------------------------------------ stopping
     def _break_reason(self, pause) -> str | None:
@@ -976,7 +1016,8 @@ class Session(EventPublisher):
     def _new_non_finite(self) -> list[str]:
         """Names (``w``, ``w.grad``) that hold a NaN/Inf now and did not at the last check."""
         now = set()
-        for name, t in named_tensors(self._names()).items():
+        for entry in self._walked().tensors:
+            name, t = entry.name, entry.tensor
             if non_finite(t._data):
                 now.add(name)
             if t._grad is not None and non_finite(t._grad._data):

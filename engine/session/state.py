@@ -122,28 +122,42 @@ def _copy(array: np.ndarray) -> np.ndarray:
     return out
 
 
+_BYTES_COMPARED = 1 << 16
+"""Arrays up to this many elements are compared by their bytes first (a snapshot compares every
+named tensor at every statement a run passes; ``array_equal`` costs microseconds even on a
+4-element array)."""
+
+
 def same_array(a: np.ndarray | None, b: np.ndarray | None) -> bool:
     if a is None or b is None:
         return a is b
+    if a is b:
+        return True
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
-    return bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    kind = a.dtype.kind
+    if a.size <= _BYTES_COMPARED:
+        if a.tobytes() == b.tobytes():
+            return True  # the same bytes are the same numbers
+        if kind in "iu":
+            return False  # and for integers, other bytes are other numbers
+    # floats: -0.0 == 0.0, NaNs of any payload are the same; bools may hold any nonzero byte
+    return bool(np.array_equal(a, b, equal_nan=kind in "fc"))
 
 
 def record_of(t: Tensor, previous: TensorRecord | None) -> TensorRecord:
     """A record of ``t``; ``previous`` itself when nothing the user sees has changed."""
     grad = t._grad._data if t._grad is not None else None  # _grad: .grad would warn on non-leaves
     grad_fn = t.grad_fn.name() if t.grad_fn is not None else None
+    value = previous.value if previous is not None and same_array(previous.value, t._data) else None
     if (
-        previous is not None
+        value is not None
         and previous.requires_grad == t.requires_grad
         and previous.retains_grad == t._retains_grad
         and previous.grad_fn == grad_fn
-        and same_array(previous.value, t._data)
         and same_array(previous.grad, grad)
     ):
         return previous
-    value = previous.value if previous is not None and same_array(previous.value, t._data) else None
     return TensorRecord(
         value=_copy(t._data) if value is None else value,
         grad=None if grad is None else _copy(grad),
@@ -189,10 +203,19 @@ def capture(
     locals_: Mapping | None,
     previous: Snapshot | None = None,
     console_lines: int = 0,
+    *,
+    names: Mapping | None = None,
+    walked: naming.Naming | None = None,
 ) -> Snapshot:
-    """Copy what the user sees out of the live namespaces, sharing unchanged records."""
-    names = visible_names(globals_, locals_)
-    walked = naming.walk(names)
+    """Copy what the user sees out of the live namespaces, sharing unchanged records.
+
+    ``names`` (``visible_names(globals_, locals_)``) and ``walked`` (``naming.walk(names)``),
+    when the caller has them already, are not made again.
+    """
+    if names is None:
+        names = visible_names(globals_, locals_)
+    if walked is None:
+        walked = naming.walk(names)
     prev_t = previous.tensors if previous is not None else {}
     records = {e.name: record_of(e.tensor, prev_t.get(e.name)) for e in walked.tensors}
     prev_o = previous.optimizer if previous is not None else {}
