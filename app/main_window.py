@@ -285,9 +285,11 @@ class MainWindow(QMainWindow):
         if pause is not None and pause is not self._faults_shown and graph is not None:
             # A data breakpoint's culprit (the op that made a NaN, the tensor holding it) is
             # selected in the graph, so the inspector shows it.
-            self._faults_shown = pause
+            # Marked shown once selected: a graph that comes before the culprit is drawn (the
+            # worker's state and graph may arrive apart) tries again with the next one.
             culprit = culprit_node(graph, getattr(pause, "culprits", ()))
             if culprit is not None and self.graph_view.select(culprit):
+                self._faults_shown = pause
                 self.docks["inspector"].raise_()
         self.builder.refresh()
         self._update_actions()

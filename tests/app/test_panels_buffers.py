@@ -55,7 +55,7 @@ def controller():
     yield c
     hub = getattr(c, "_gradstep_panels_hub", None)
     if hub is not None:
-        hub.recorder.detach()
+        hub.own_recorder.detach()
 
 
 def make(qtbot, cls, controller):
@@ -323,4 +323,4 @@ def test_a_model_of_many_buffers_makes_a_groups_rows_when_it_is_opened(qtbot):
     # Reading one row by name opens its group too.
     item = panel.item("m.weight")
     assert item is not None and item.text(2) == "[[1, 1]]"
-    controller._gradstep_panels_hub.recorder.detach()
+    controller._gradstep_panels_hub.own_recorder.detach()

@@ -34,7 +34,7 @@ def xor_controller():
     yield c
     hub = getattr(c, "_gradstep_panels_hub", None)
     if hub is not None:
-        hub.recorder.detach()
+        hub.own_recorder.detach()
 
 
 def make(qtbot, cls, controller):
@@ -102,7 +102,7 @@ def test_forgetting_zero_grad_shows_the_buffer_growing(qtbot):
         buffers.resize(760, 560)
         assert buffers.grab().save(str(SHOTS / "buffers_forgot_zero_grad.png"))
     finally:
-        controller._gradstep_panels_hub.recorder.detach()
+        controller._gradstep_panels_hub.own_recorder.detach()
 
 
 def test_10000_iterations_are_downsampled_for_drawing(qtbot):
@@ -131,4 +131,4 @@ def test_10000_iterations_are_downsampled_for_drawing(qtbot):
         x0, x1 = plots.loss_plot.getPlotItem().viewRange()[0]
         assert x0 <= 0 and 10_000 <= x1 <= 15_500  # the x range grew in steps to fit
     finally:
-        controller._gradstep_panels_hub.recorder.detach()
+        controller._gradstep_panels_hub.own_recorder.detach()

@@ -82,7 +82,7 @@ def controller(qtbot):
     c.shutdown()
     hub = getattr(c, "_gradstep_panels_hub", None)
     if hub is not None:
-        hub.recorder.detach()
+        hub.own_recorder.detach()
 
 
 def make(qtbot, controller):

@@ -66,4 +66,4 @@ def test_many_parameters_get_a_short_legend(qtbot):
         assert _legend(plots.norm_plot)[0] == "p00"
         assert len(_legend(plots.norm_plot)) == LEGEND_ENTRIES + 1
     finally:
-        controller._gradstep_panels_hub.recorder.detach()
+        controller._gradstep_panels_hub.own_recorder.detach()
