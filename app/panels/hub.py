@@ -18,15 +18,17 @@ class PanelsHub(QObject):
     A script in the worker process (``runs_in_worker``) has its recorder there, next to the
     session: the panels read the one its ``RemoteSession`` keeps (``session.panels``: what the
     worker told, as plain data). A session in this process (``GRADSTEP_WORKER=0``, a recording's
-    replay) has this hub's own recorder, attached to the engine for the panels' lifetime: it hears
-    the engine on the controller's thread, and this object resets it when the session is replaced
-    or restarts. Either way the panels read the same model objects.
+    replay) has this hub's own recorder, attached to the engine while such a session is watched:
+    it hears the engine on the controller's thread, and this object resets it when the session is
+    replaced or restarts. With a worker session it is detached, so the window's engine has no
+    listener (its event sites stay free). Either way the panels read the same model objects.
     """
 
     def __init__(self, controller) -> None:
         super().__init__(controller if isinstance(controller, QObject) else None)
         self.controller = controller
-        self.own_recorder = pm.PanelsRecorder().attach()
+        self.own_recorder = pm.PanelsRecorder()
+        self.closed = False  # the last panel released it: the next panel makes a new hub
         self._told: pm.PanelsRecorder | None = None  # a worker session's
         self._unsubscribe_session: Callable[[], None] | None = None
         self._replay = None  # the session when it replays a recording
@@ -52,6 +54,10 @@ class PanelsHub(QObject):
         self.rest_event = self.last_paused = None
         self.idle_event = ev.Reset()  # what panels draw before this session's first rest
         self._told = session.panels if getattr(session, "runs_in_worker", False) else None
+        if self._told is None:
+            self.own_recorder.attach()
+        else:
+            self.own_recorder.detach()
         counters = getattr(session, "counters", None)
         self.own_recorder.backward_count = (
             (lambda: counters.backward) if counters is not None else None
@@ -108,6 +114,7 @@ class PanelsHub(QObject):
         self._users -= 1
         if self._users > 0:
             return
+        self.closed = True
         self.own_recorder.detach()
         self._told = None
         if self._unsubscribe_session is not None:
@@ -126,7 +133,7 @@ class PanelsHub(QObject):
 def panels_hub(controller) -> PanelsHub:
     """The controller's ``PanelsHub``, made on first use."""
     hub = getattr(controller, "_gradstep_panels_hub", None)
-    if hub is None or not hub.own_recorder.attached:
+    if hub is None or hub.closed:
         hub = PanelsHub(controller)
         controller._gradstep_panels_hub = hub
     return hub

@@ -61,3 +61,16 @@ def window(make_window, qtbot):
     qtbot.waitUntil(lambda: window.controller.session is not None)
     wait_idle(qtbot, window)
     return window
+
+
+@pytest.fixture
+def controller(qtbot):
+    """A real ``SessionController`` (the panels' tests; files with a fake one define their own)."""
+    from app.controller import SessionController
+
+    c = SessionController()
+    yield c
+    c.shutdown()
+    hub = getattr(c, "_gradstep_panels_hub", None)
+    if hub is not None:
+        hub.own_recorder.detach()

@@ -8,7 +8,6 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.controller import SessionController
 from app.panels import PredictPanel
 from engine.session import panels_model as pm
 
@@ -23,16 +22,6 @@ z = t2.sum()
 z.backward()
 print(z.item())
 """
-
-
-@pytest.fixture
-def controller(qtbot):
-    c = SessionController()
-    yield c
-    c.shutdown()
-    hub = getattr(c, "_gradstep_panels_hub", None)
-    if hub is not None:
-        hub.own_recorder.detach()
 
 
 def to_line(controller, line):

@@ -12,7 +12,6 @@ import pytest
 
 pytest.importorskip("pytestqt")
 
-from app.controller import SessionController
 from app.panels import (
     GradientBufferPanel,
     OptimizerPanel,
@@ -38,16 +37,6 @@ loss.backward()
 opt.step()
 print(w)
 """
-
-
-@pytest.fixture
-def controller(qtbot):
-    c = SessionController()
-    yield c
-    c.shutdown()
-    hub = getattr(c, "_gradstep_panels_hub", None)
-    if hub is not None:
-        hub.own_recorder.detach()
 
 
 def make(qtbot, cls, controller):

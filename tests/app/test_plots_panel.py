@@ -12,7 +12,6 @@ pytest.importorskip("pytestqt")
 
 import pyqtgraph as pg
 
-from app.controller import SessionController
 from app.panels.plots import EMPTY_TEXT, PlotsPanel, best_corner
 from engine.plots import model
 
@@ -73,16 +72,6 @@ plt.imshow(torch.outer(torch.linspace(0, 1, 16), torch.linspace(1, 0, 16)), cmap
 plt.colorbar()
 plt.title('imshow')
 """
-
-
-@pytest.fixture
-def controller(qtbot):
-    c = SessionController()
-    yield c
-    c.shutdown()
-    hub = getattr(c, "_gradstep_panels_hub", None)
-    if hub is not None:
-        hub.own_recorder.detach()
 
 
 def make(qtbot, controller):

@@ -47,6 +47,19 @@ def test_the_script_runs_in_a_worker_and_steps_like_in_process(worker_window, qt
     assert w.editor.current_line == position(w).line
 
 
+def test_with_the_script_in_the_worker_the_windows_engine_has_no_listener(worker_window, qtbot):
+    # The panels read what the worker told; the window's own recorder would only make every
+    # engine op the window runs (the builder's dry runs) pay for an event nobody needs.
+    from engine.events import hub
+
+    w = worker_window
+    w.ensure_panels()
+    trigger(qtbot, w, "debug.step_over")
+    panels = w.controller._gradstep_panels_hub
+    assert panels.recorder is not panels.own_recorder and not panels.own_recorder.attached
+    assert not hub.active
+
+
 def test_the_event_loop_turns_while_the_worker_is_stuck_and_stop_brings_it_back(
         worker_window, qtbot):
     from engine.session.worker import SPARES
