@@ -431,7 +431,7 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, ou
          layout=None, pin_memory=False, **kw) -> Tensor:
     """``empty(size).uniform_(0, 1)``: PyTorch's stream (24 random bits a float, 53 a double)."""
     arr = _empty_random(size, dtype, requires_grad, kw=kw)
-    arr.reshape(-1)[...] = _random.uniform(_random._gen(generator), arr.size, 0.0, 1.0, arr.dtype)
+    _random.uniform(_random._gen(generator), arr.size, 0.0, 1.0, arr.dtype, out=arr.reshape(-1))
     return _finish(arr, requires_grad)
 
 
@@ -440,7 +440,7 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, o
     """``empty(size).normal_(0, 1)``: PyTorch's vectorised Box-Muller from 16 elements on, its
     per-element one (with the cached second normal) below."""
     arr = _empty_random(size, dtype, requires_grad, kw=kw)
-    arr.reshape(-1)[...] = _random.normal(_random._gen(generator), arr.size, 0.0, 1.0, arr.dtype)
+    _random.normal(_random._gen(generator), arr.size, 0.0, 1.0, arr.dtype, out=arr.reshape(-1))
     return _finish(arr, requires_grad)
 
 
@@ -488,7 +488,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
             raise TypeError("normal() received an invalid combination of arguments")
         arr = _empty_random((size,) if isinstance(size, (int, np.integer)) else (tuple(size),),
                             dtype, requires_grad)
-        arr.reshape(-1)[...] = _random.normal(g, arr.size, mean, std, arr.dtype)
+        _random.normal(g, arr.size, mean, std, arr.dtype, out=arr.reshape(-1))
         return _finish(arr, requires_grad)
     if st and std._data.size and (std._data < 0).any():
         raise RuntimeError("normal expects all elements of std >= 0.0")

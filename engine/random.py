@@ -11,11 +11,14 @@ one too); only gamma's rejection sampler, whose draw count varies per element, r
 
 The float32 normal fill (numel >= 16, contiguous) is where PyTorch's own float math shows: on
 AVX2/AVX512 CPUs it runs avx_mathfun's ``log256_ps``/``sincos256_ps`` (Cephes polynomials, with
-the multiply-adds GCC contracted into FMAs), emulated here operation by operation in float32 with
-exact FMAs (``_round_sum``); the scalar build (``ATEN_CPU_CAPABILITY=default``) calls glibc's
-``logf``/``sinf``/``cosf``, emulated by ``_logf``/``_sincosf`` (same tables and polynomials,
-checked against libm on all 2**24 inputs the fill can pass). Doubles use the C library's
-``log``/``log1p`` through Python's ``math`` (numpy's own round differently).
+the multiply-adds GCC contracted into FMAs); the scalar build (``ATEN_CPU_CAPABILITY=default``)
+calls glibc's ``logf``/``sinf``/``cosf``. The compiled kernel (engine/_native/fill.c, optional)
+runs those very operations, and also draws the uniforms and does the FMAs of uniform_/normal_.
+Without it (or with ``GRADSTEP_NATIVE=0``) the same numbers come from numpy: avx_mathfun emulated
+operation by operation in float32 with exact FMAs (``_round_sum``), glibc's float functions by
+``_logf``/``_sincosf`` (same tables and polynomials, checked against libm on all 2**24 inputs the
+fill can pass), and doubles through Python's ``math`` (the C library's ``log``/``log1p``; numpy's
+own round differently).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import os
 
 import numpy as np
 
+from . import _native
 from . import dtypes as _dt
 
 DEFAULT_SEED = 67280421310721  # c10::detail::default_rng_seed_val
@@ -320,9 +324,26 @@ def _round_sum(s: np.ndarray, a, b, c) -> np.ndarray:
     return s.astype(_F)
 
 
-def _fma32(a, b, c) -> np.ndarray:
-    """``fmaf(a, b, c)`` elementwise on float32 values (b, c scalars or arrays): the product is
-    exact in double; ``_round_sum`` makes the rounding to float the single one fmaf does."""
+def _fma_native(a, b, c, dtype, inplace: bool):
+    """``fma(a, b, c)`` for scalar b, c by the compiled kernel (``fmaf`` for float32), or None
+    without it. ``inplace`` writes into ``a`` itself when it is a contiguous array of ``dtype``."""
+    k = _native.kernel()
+    if k is None or np.ndim(b) or np.ndim(c):
+        return None
+    if not (inplace and isinstance(a, np.ndarray) and a.dtype == dtype
+            and a.flags.c_contiguous and a.flags.writeable):
+        a = np.array(a, dtype, order="C")
+    k.fma(a, float(b), float(c))
+    return a
+
+
+def _fma32(a, b, c, inplace=False) -> np.ndarray:
+    """``fmaf(a, b, c)`` elementwise on float32 values (b, c scalars or arrays). In numpy: the
+    product is exact in double; ``_round_sum`` makes the rounding to float the single one fmaf
+    does."""
+    v = _fma_native(a, b, c, np.float32, inplace)
+    if v is not None:
+        return v
     scalars = np.ndim(b) == 0 and np.ndim(c) == 0
     if scalars and b == 1 and c == 0:
         return a + np.float32(0)
@@ -467,16 +488,29 @@ def _cpu_capability() -> str:
     return _CAPABILITY
 
 
+def _mul_add(a, b, c, dtype, inplace=False) -> np.ndarray:
+    """``a * b + c`` of ``transformation::uniform_real`` / ``transformation::normal`` (b, c
+    scalars), in ``dtype``: GCC contracts it into one FMA in torch's AVX2/AVX512 kernels, while
+    x86-64's scalar build (``ATEN_CPU_CAPABILITY=default``, no FMA instruction) rounds the product
+    and the sum apart. (The normal fill's own ``std::fma`` is an FMA in every build.)"""
+    if _cpu_capability() != "default":
+        return (_fma64 if dtype == np.float64 else _fma32)(a, b, c, inplace)
+    return np.asarray(a, dtype) * dtype(b) + dtype(c)
+
+
 def _split(a):
     t = a * 134217729.0  # 2**27 + 1
     hi = t - (t - a)
     return hi, a - hi
 
 
-def _fma64(a, b, c) -> np.ndarray:
-    """``fma(a, b, c)`` for doubles, with error-free product and sum (exact but for ties of the
-    final rounding, which need an exact sum of three doubles)."""
+def _fma64(a, b, c, inplace=False) -> np.ndarray:
+    """``fma(a, b, c)`` for doubles (b, c scalars). In numpy: error-free product and sum (exact
+    but for ties of the final rounding, which need an exact sum of three doubles)."""
     b, c = np.float64(b), np.float64(c)
+    v = _fma_native(a, b, c, np.float64, inplace)
+    if v is not None:
+        return v
     if b == 1 and c == 0:
         return a + 0.0
     if a.ndim == 1 and a.size > 2 * _CHUNK:  # in cache-sized blocks, as _fma32
@@ -496,51 +530,82 @@ def _fma64(a, b, c) -> np.ndarray:
 
 # -- distributions: flat numpy arrays in PyTorch's draw order ------------------------------------
 
-def _uniform01_f32(g: Generator, n: int) -> np.ndarray:
+def _into(values: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    """``values``, or ``out`` holding them (a flat array the caller wants filled)."""
+    if out is None or values is out:
+        return values
+    out[...] = values
+    return out
+
+
+def _uniform01(g: Generator, n: int, dtype, out) -> np.ndarray | None:
+    """n uniforms drawn by the compiled kernel straight from the bit generator's C interface
+    (into ``out`` when it is given), or None without the kernel."""
+    k = _native.kernel()
+    if k is None or n <= 0:
+        return None
+    if out is None:
+        out = np.empty(n, dtype)
+    g._fresh = False
+    with g._bits.lock:  # as numpy's own draws hold it
+        k.uniform(g._bits.capsule, out)
+    return out
+
+
+def _uniform01_f32(g: Generator, n: int, out=None) -> np.ndarray:
+    """``uniform_real_distribution<float>(0, 1)``: 24 random bits of one 32-bit draw (written
+    into ``out``, a flat contiguous float32 array, when given)."""
+    u = _uniform01(g, n, np.float32, out)
+    if u is not None:
+        return u
     r = g._u32(n)
     r &= _M24
     u = r.view(np.int32).astype(np.float32)
     u *= np.float32(2.0 ** -24)
-    return u
+    return _into(u, out)
 
 
-def _uniform01_f64(g: Generator, n: int) -> np.ndarray:
-    return (g._u64(n) & _M53).astype(np.float64) * (2.0 ** -53)
+def _uniform01_f64(g: Generator, n: int, out=None) -> np.ndarray:
+    """``uniform_real_distribution<double>(0, 1)``: 53 random bits of one random64() (into
+    ``out``, a flat contiguous float64 array, when given)."""
+    u = _uniform01(g, n, np.float64, out)
+    if u is not None:
+        return u
+    return _into((g._u64(n) & _M53).astype(np.float64) * (2.0 ** -53), out)
 
 
-def uniform(g: Generator, n: int, low: float, high: float, dtype) -> np.ndarray:
+def uniform(g: Generator, n: int, low: float, high: float, dtype, out=None) -> np.ndarray:
     """``uniform_kernel``: float via 24 random bits, double via 53; ``x * (to - from) + from``
-    in the kernel's precision, a result rounded up to ``to`` becoming ``from``."""
+    in the kernel's precision, a result rounded up to ``to`` becoming ``from``. ``out``: a flat
+    C-contiguous array of ``dtype`` to fill (and return) instead of a new one."""
     dtype = np.dtype(dtype)
+    direct = out if dtype in (np.float32, np.float64) else None
     if dtype == np.float64:
-        x = _uniform01_f64(g, n)
+        x = _uniform01_f64(g, n, direct)
         lo, hi = np.float64(low), np.float64(high)
-        v = x if (lo == 0 and hi == 1) else _fma64(x, hi - lo, lo)
+        v = x if (lo == 0 and hi == 1) else _mul_add(x, hi - lo, lo, np.float64, inplace=True)
         to_s, from_s = hi, lo
     else:
-        x = _uniform01_f32(g, n)
+        x = _uniform01_f32(g, n, direct)
         lo, hi = np.float32(low), np.float32(high)
-        v = x if (lo == 0 and hi == 1) else _fma32(x, np.float32(hi - lo), lo)
-        v = v.astype(dtype)
+        v = x if (lo == 0 and hi == 1) else _mul_add(x, hi - lo, lo, np.float32, inplace=True)
+        v = v.astype(dtype, copy=False)
         to_s, from_s = dtype.type(high), dtype.type(low)
     v[v == to_s] = from_s
-    return v
+    return _into(v, out)
 
 
 _CHUNK = 1 << 15  # rows of work that stay in the CPU cache across the many passes
 
 
 def _box_muller16_f32(d: np.ndarray, mean, std) -> np.ndarray:
-    """PyTorch's ``NormalFill16<float>`` on rows of 16 uniforms (a (k, 16) array): the AVX2
-    specialisation (avx_mathfun), or the scalar template with glibc's logf/cosf/sinf. Blocks of
-    rows are independent, so big fills spread them over a few threads (numpy releases the GIL
-    inside its loops); the values do not depend on how the work is split."""
+    """PyTorch's ``NormalFill16<float>`` on rows of 16 uniforms (a (k, 16) array), in numpy: the
+    AVX2 specialisation (avx_mathfun), or the scalar template with glibc's logf/cosf/sinf. Done
+    in cache-sized blocks of rows (the many passes over each stay in the CPU cache)."""
     out = np.empty_like(d)
     rows = max(1, _CHUNK // 16)
-    starts = range(0, d.shape[0], rows)
     scalar = _cpu_capability() == "default"
-
-    def block(i):
+    for i in range(0, d.shape[0], rows):
         blk = d[i:i + rows]
         u1 = (np.float32(1) - blk[:, :8]).reshape(-1)
         u2 = np.ascontiguousarray(blk[:, 8:]).reshape(-1)
@@ -559,30 +624,7 @@ def _box_muller16_f32(d: np.ndarray, mean, std) -> np.ndarray:
         o = out[i:i + rows]
         o[:, :8] = _fma32(cos, std, mean).reshape(-1, 8)
         o[:, 8:] = _fma32(sin, std, mean).reshape(-1, 8)
-
-    pool = _pool() if len(starts) > 2 else None
-    if pool is None:
-        for i in starts:
-            block(i)
-    else:
-        list(pool.map(block, starts))
     return out
-
-
-_POOL = None
-
-
-def _pool():
-    """A small thread pool for big fills (None on a single core)."""
-    global _POOL
-    if _POOL is None:
-        workers = min(8, os.cpu_count() or 1)
-        if workers < 2:
-            return None
-        from concurrent.futures import ThreadPoolExecutor
-
-        _POOL = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="engine-random")
-    return _POOL
 
 
 def _box_muller16_f64(d: np.ndarray, mean, std) -> np.ndarray:
@@ -596,9 +638,10 @@ def _box_muller16_f64(d: np.ndarray, mean, std) -> np.ndarray:
     return out
 
 
-def _normal_fill(g: Generator, n: int, mean, std, dtype) -> np.ndarray:
+def _normal_fill(g: Generator, n: int, mean, std, dtype, out=None) -> np.ndarray:
     """``normal_fill``: n uniforms, Box-Muller on each block of 16, and when n % 16 != 0 the last
-    16 values recomputed from 16 fresh uniforms (float16 draws block by block instead)."""
+    16 values recomputed from 16 fresh uniforms (float16 draws block by block instead). Float
+    and double fill ``out`` in place when it is given, as torch fills the tensor's memory."""
     dtype = np.dtype(dtype)
     f64 = dtype == np.float64
     draw = _uniform01_f64 if f64 else _uniform01_f32
@@ -607,14 +650,28 @@ def _normal_fill(g: Generator, n: int, mean, std, dtype) -> np.ndarray:
         mean, std = np.float32(mean), np.float32(std)
     full = n // 16 * 16
     if dtype in (np.float32, np.float64):
-        data = draw(g, n)
+        data = draw(g, n, out)
     else:
         data = np.empty(n, np.float32)
-        data[:full] = draw(g, full)
-    data[:full] = fill16(data[:full].reshape(-1, 16), mean, std).reshape(-1)
+        draw(g, full, data[:full])
+    _fill16(data[:full], mean, std, fill16)
     if n % 16:
-        data[n - 16:] = fill16(draw(g, 16).reshape(1, 16), mean, std).reshape(-1)
-    return data.astype(dtype, copy=False)
+        tail = draw(g, 16)
+        _fill16(tail, mean, std, fill16)
+        data[n - 16:] = tail
+    return _into(data.astype(dtype, copy=False), out)
+
+
+def _fill16(d: np.ndarray, mean, std, numpy_fill16) -> None:
+    """Box-Muller on the contiguous rows of 16 uniforms in ``d``, in place: the compiled kernel
+    (torch's own operations) when it is there, else ``numpy_fill16``'s emulation."""
+    k = _native.kernel()
+    if k is not None:
+        avx2 = d.dtype == np.float32 and _cpu_capability() != "default"
+        if k.AVX2 or not avx2:
+            k.fill16(d, float(mean), float(std), avx2)
+            return
+    d[...] = numpy_fill16(d.reshape(-1, 16), mean, std).reshape(d.shape)
 
 
 def _normal_serial(g: Generator, n: int, mean: float, std: float) -> np.ndarray:
@@ -640,7 +697,7 @@ def _normal_serial(g: Generator, n: int, mean: float, std: float) -> np.ndarray:
         out[i:] = seq[:rem]
         if rem % 2:
             g._next_double = float(seq[-1])
-    return _fma64(out, std, mean)
+    return _mul_add(out, std, mean, np.float64)
 
 
 def _normal_serial_small(g: Generator, n: int, mean: float, std: float) -> np.ndarray:
@@ -663,12 +720,14 @@ def _normal_serial_small(g: Generator, n: int, mean: float, std: float) -> np.nd
             vals.append(r * sin(theta))
         if rem % 2:
             g._next_double = vals.pop()
-    return _fma64(np.array(vals, np.float64), std, mean)
+    return _mul_add(np.array(vals, np.float64), std, mean, np.float64)
 
 
-def normal(g: Generator, n: int, mean: float, std: float, dtype, contiguous=True) -> np.ndarray:
+def normal(g: Generator, n: int, mean: float, std: float, dtype, contiguous=True,
+           out=None) -> np.ndarray:
     """``normal_kernel``: the vectorised fill for contiguous tensors of 16 or more elements,
-    otherwise one ``normal_distribution<double>`` per element."""
+    otherwise one ``normal_distribution<double>`` per element. ``out``: a flat C-contiguous
+    array of ``dtype`` to fill (and return) instead of a new one."""
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_fmt(std)}")
     dtype = np.dtype(dtype)
@@ -676,8 +735,17 @@ def normal(g: Generator, n: int, mean: float, std: float, dtype, contiguous=True
         raise NotImplementedError(f'"normal_kernel_cpu" not implemented for '
                                   f"'{_dt.from_numpy_dtype(dtype).name.capitalize()}'")
     if n >= 16 and contiguous:
-        return _normal_fill(g, n, mean, std, dtype)
-    return _normal_serial(g, n, mean, std).astype(dtype)
+        return _normal_fill(g, n, mean, std, dtype, out)
+    return _into(_scalar_cast(_normal_serial(g, n, mean, std), dtype), out)
+
+
+def _scalar_cast(v: np.ndarray, dtype) -> np.ndarray:
+    """A kernel's double results as ``static_cast<scalar_t>``: c10::Half is built from a float,
+    so a double becomes a float first (two roundings, rarely the same as one)."""
+    dtype = np.dtype(dtype)
+    if dtype.itemsize < 4:
+        v = v.astype(np.float32)
+    return v.astype(dtype, copy=False)
 
 
 def _fmt(x) -> str:
@@ -865,6 +933,19 @@ def _write(t, values: np.ndarray):
     return t
 
 
+def _fill_in_place(t, draw):
+    """``draw(out)`` into ``t``: ``out`` is t's own memory, flat, when t is C-contiguous (the
+    kernel fills it there, as torch's does, with no second array), else None (and the values
+    drawn are written in TensorIterator's order)."""
+    data = t._data
+    out = data.reshape(-1) if data.flags.c_contiguous and data.flags.writeable else None
+    values = draw(out)
+    if values is not out:
+        return _write(t, values)
+    t._version.value += 1
+    return t
+
+
 def _check(t) -> None:
     """PyTorch's refusals of an in-place write (a leaf that requires grad, ...)."""
     try:
@@ -893,7 +974,8 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     if not from_ <= to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found "
                            f"from={_fmt(from_)} > to={_fmt(to)}")
-    return _write(self, uniform(_gen(generator), self._data.size, from_, to, self._data.dtype))
+    g, n, dt = _gen(generator), self._data.size, self._data.dtype
+    return _fill_in_place(self, lambda out: uniform(g, n, from_, to, dt, out))
 
 
 def _dtn(t) -> str:
@@ -902,9 +984,8 @@ def _dtn(t) -> str:
 
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _check(self)
-    vals = normal(_gen(generator), self._data.size, mean, std, self._data.dtype,
-                  contiguous=_contiguous(self))
-    return _write(self, vals)
+    g, n, dt, contiguous = _gen(generator), self._data.size, self._data.dtype, _contiguous(self)
+    return _fill_in_place(self, lambda out: normal(g, n, mean, std, dt, contiguous, out))
 
 
 _NO_TO = object()
@@ -950,7 +1031,8 @@ def exponential_(self, lambd=1.0, *, generator=None):
                            f"dtype must be a floating point but you specified {_dtn(self)}")
     if not lambd > 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={_fmt(lambd)}")
-    return _write(self, exponential(_gen(generator), self._data.size, lambd))
+    values = exponential(_gen(generator), self._data.size, lambd)
+    return _write(self, _scalar_cast(values, self._data.dtype))
 
 
 def bernoulli_(self, p=0.5, *, generator=None):
@@ -1011,7 +1093,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     if (rows.sum(axis=1) == 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     if not replacement or num_samples == 1:
-        q = exponential(g, rows.size, 1.0).astype(p.dtype).reshape(rows.shape)
+        q = _scalar_cast(exponential(g, rows.size, 1.0), p.dtype).reshape(rows.shape)
         with np.errstate(all="ignore"):
             v = rows / q
         if num_samples == 1:

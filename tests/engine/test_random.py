@@ -2,7 +2,9 @@
 
 Every case is one function of ``lib`` run twice, with ``lib`` the engine and then torch, from
 the same seed: the values must be identical (``np.array_equal``, not close) and so must the
-generator state afterwards (``get_rng_state`` bytes, PyTorch's 5056-byte layout)."""
+generator state afterwards (``get_rng_state`` bytes, PyTorch's 5056-byte layout). Every test runs
+on both of the engine's paths: the compiled kernel (engine/_native/fill.c; skipped where it did
+not build) and the numpy code that stands in for it (``GRADSTEP_NATIVE=0``)."""
 
 from __future__ import annotations
 
@@ -15,9 +17,23 @@ import pytest
 
 import engine
 import engine.nn  # engine.nn.init / functional
+from engine import _native
 from engine import random as erandom
 
 torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(autouse=True, params=["native", "numpy"])
+def kernel_path(request, monkeypatch):
+    if request.param == "native":
+        if not _native.built():
+            pytest.skip("the compiled kernel (engine/_native/fill.c) is not built here")
+        monkeypatch.delenv("GRADSTEP_NATIVE", raising=False)
+        assert _native.kernel() is not None
+    else:
+        monkeypatch.setenv("GRADSTEP_NATIVE", "0")
+        assert _native.kernel() is None
+    return request.param
 
 SEEDS = [0, 1, 7, 42, 12345, 2**32 + 5, 67280421310721, -1]
 SIZES = [0, 1, 15, 16, 17, 100, 1000, 10**5]
@@ -92,6 +108,9 @@ CASES = {
     "rand_f16": lambda t, n: t.rand(n, dtype=t.float16),
     "randn_f16": lambda t, n: t.randn(size=(n,), dtype=t.float16),
     "normal_f16": lambda t, n: t.empty(n, dtype=t.float16).normal_(1.0, 2.0),
+    # per element: a double cast to half through float (c10::Half's constructor)
+    "normal_f16_strided": lambda t, n: t.empty(n, 2, dtype=t.float16)[:, 0].normal_(-1.5, 0.1),
+    "exponential_f16": lambda t, n: t.empty(n, dtype=t.float16).exponential_(1.7),
     "random_f64": lambda t, n: t.empty(n, dtype=t.float64).random_(),
     "random_i8": lambda t, n: t.empty(n, dtype=t.int8).random_(),
     "random_i16": lambda t, n: t.empty(n, dtype=t.int16).random_(),
@@ -356,6 +375,47 @@ def test_dropout_records_mul_and_keeps_eval_identity():
 def test_avx_math_in_the_float_fill_reproduces_torch_on_many_values():
     # 16 * 40000 normals: every one of log256_ps / sincos256_ps's branches many times over
     check(lambda t: t.randn(16 * 40000), 123)
+
+
+FILL_SIZES = [16, 17, 31, 33, 10**5 + 3]
+FILL_DTYPES = ["float32", "float64", "float16"]
+MEAN_STD = [(0.0, 1.0), (0.3, 2.7), (-1.5, 0.1), (4.0, 0.0)]
+
+
+@pytest.mark.parametrize("dtype", FILL_DTYPES)
+@pytest.mark.parametrize("n", FILL_SIZES)
+def test_the_16_wide_normal_fill_at_every_size_dtype_mean_and_std(n, dtype):
+    """Whole blocks of 16, a recomputed last block (n % 16 != 0), and float16's block by block
+    draws; the mean and std enter through the final FMA."""
+    def script(t):
+        dt = getattr(t, dtype)
+        out = [t.randn(n, dtype=dt)]
+        out += [t.empty(n, dtype=dt).normal_(m, s) for m, s in MEAN_STD]
+        out += [t.normal(2.5, 0.75, size=(n,), dtype=dt), t.rand(3)]
+        return out
+
+    for seed in SEEDS[:5] if n < 10**5 else SEEDS[:2]:
+        check(script, seed)
+
+
+def test_in_place_fills_write_only_the_tensors_memory():
+    """A contiguous view is filled where it lies (its neighbours untouched), a strided one per
+    element in memory order."""
+    def script(t):
+        base = t.zeros(3, 40)
+        base[1].normal_(0.5, 2.0)
+        wide = t.full((4, 50), 7.0, dtype=t.float64)
+        wide[1:3].uniform_(-2.0, 3.0)
+        wide[:, 10:].normal_(-1.0, 0.5)
+        tail = t.zeros(70)
+        tail[20:].normal_()
+        tail[:20].uniform_(1.0, 1.5)
+        half = t.zeros(5, 40, dtype=t.float16)
+        half[2:].normal_(1.0, 3.0)
+        return [base, wide, tail, half, t.randn(2)]
+
+    for seed in SEEDS[:4]:
+        check(script, seed)
 
 
 def test_glibc_logf_sinf_cosf_emulation_matches_libm():

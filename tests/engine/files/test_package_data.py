@@ -3,7 +3,8 @@ and the installed code finds them through ``resources.path`` rather than the sou
 
 The wheel is built offline from a copy of the project (``pip wheel --no-build-isolation
 --no-index``, with the setuptools of the test environment), so the shared working tree gets no
-``build/`` folder.
+``build/`` folder. Where a C compiler and Python's headers are there, the wheel also carries the
+compiled normal fill (engine/_native/fill.c, an optional extension), and it loads from there.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 import shutil
 import subprocess
 import sys
+import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -40,7 +42,9 @@ def wheel(tmp_path_factory) -> Path:
     src.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
         shutil.copy2(ROOT / name, src / name)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "*.gstep.tmp")
+    # a kernel built in place in the checkout stays out: the wheel's is compiled from fill.c
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info", "*.gstep.tmp", "*.so",
+                                    "*.pyd")
     for name in ("engine", "app", "resources"):
         shutil.copytree(ROOT / name, src / name, ignore=ignore)
     out = base / "dist"
@@ -85,6 +89,26 @@ def test_wheel_metadata_names_the_license_and_the_entry_point(wheel):
     assert "gradstep = app.__main__:main" in entry_points
 
 
+def _can_compile() -> bool:
+    cc = (sysconfig.get_config_var("CC") or "").split()
+    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    return bool(cc) and shutil.which(cc[0]) is not None and headers.is_file()
+
+
+def _kernels(names) -> list[str]:
+    return [n for n in names if n.startswith("engine/_native/fill.")
+            and n.endswith((".so", ".pyd"))]
+
+
+def test_wheel_carries_the_compiled_fill_where_it_can_be_built(wheel):
+    with zipfile.ZipFile(wheel) as z:
+        inside = z.namelist()
+    assert "engine/_native/__init__.py" in inside
+    if not _can_compile():
+        pytest.skip("no C compiler or Python headers: the optional kernel is left out")
+    assert len(_kernels(inside)) == 1, sorted(n for n in inside if "_native" in n)
+
+
 def test_unpacked_wheel_finds_its_own_resources_from_another_folder(wheel, tmp_path):
     """The installed code looks in the installed package, not next to a checkout."""
     site = tmp_path / "site"
@@ -95,9 +119,13 @@ def test_unpacked_wheel_finds_its_own_resources_from_another_folder(wheel, tmp_p
         "from engine.files import example_paths, load\n"
         "paths = example_paths()\n"
         "load(paths[0])\n"
+        "import engine, engine._native\n"
+        "engine.manual_seed(0)\n"
         "print(json.dumps({'resources': str(resources.path()), 'examples': len(paths),\n"
         "    'first': str(paths[0]), 'icon': resources.path('icons', 'app.svg').is_file(),\n"
-        "    'schema': resources.path('gstep.schema.json').is_file()}))\n")
+        "    'schema': resources.path('gstep.schema.json').is_file(),\n"
+        "    'kernel': engine._native.built(), 'engine': engine.__file__,\n"
+        "    'randn': engine.randn(20).tolist()}))\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     result = subprocess.run([sys.executable, "-c", probe], cwd=elsewhere, capture_output=True,
@@ -109,3 +137,11 @@ def test_unpacked_wheel_finds_its_own_resources_from_another_folder(wheel, tmp_p
     assert found["examples"] == 15
     assert Path(found["first"]).parent == site / "resources" / "examples"
     assert found["icon"] and found["schema"]
+    assert Path(found["engine"]).parent == site / "engine"
+    # the wheel's compiled kernel (if it has one) loads there, and draws as the checkout does
+    with zipfile.ZipFile(wheel) as z:
+        assert found["kernel"] == bool(_kernels(z.namelist()))
+    import engine
+
+    engine.manual_seed(0)
+    assert found["randn"] == engine.randn(20).tolist()
