@@ -674,7 +674,7 @@ class GraphView(QWidget):
         wrapped to the view's shape."""
         from engine.graph import fold
         from engine.graph import layout as compute_layout
-        from engine.graph.fold import fold_runs, repeated_runs, run_id
+        from engine.graph.fold import fold_runs, repeated_runs, run_id, side_by_side
 
         big = graph.number_of_nodes() > AUTO_FOLD_NODES
         if big:
@@ -687,6 +687,13 @@ class GraphView(QWidget):
                     if run_id(r[0]) not in self._opened_runs]
             if runs:
                 view_graph, view_layout = fold_runs(view_graph, runs), None
+        if graph.number_of_nodes() > AUTO_FOLD_NODES:
+            # then what repeats across a layer (a loop's outputs, stacked): else one layer of
+            # thirty boxes makes the graph so wide that at fit no name can be read
+            sets = [r for r in side_by_side(view_graph, MIN_RUN)
+                    if run_id(r[0]) not in self._opened_runs]
+            if sets:
+                view_graph, view_layout = fold_runs(view_graph, sets), None
         if view_layout is None:
             view_layout = compute_layout(view_graph)
         return view_graph, self._wrapped(view_graph, view_layout)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import networkx as nx
 import numpy as np
 
 from .blocks import Run, repeated_blocks
+from .layout import STRUCTURE
 
 
 def group_id(group: str) -> str:
@@ -34,6 +37,14 @@ def fold(graph: nx.DiGraph, group) -> nx.DiGraph:
     return _fold_all(graph, set(groups))
 
 
+def _copy_of_graph_dict(graph: nx.DiGraph) -> nx.DiGraph:
+    """An empty graph with ``graph``'s graph attributes, less the token that stands for its
+    edges (``layout.STRUCTURE``): a folded graph has other edges."""
+    out = nx.DiGraph(**graph.graph)
+    out.graph.pop(STRUCTURE, None)
+    return out
+
+
 def _owner(node_group: str | None, groups: set) -> str | None:
     """The outermost of ``groups`` that contains ``node_group`` (``model`` before ``model.fc1``)."""
     if not node_group:
@@ -53,25 +64,25 @@ def _fold_all(graph: nx.DiGraph, groups: set) -> nx.DiGraph:
     # added in bulk).
     owner_of = {}
     members: dict[str, list] = {}
-    owner_by_group: dict = {}
-    box_of: dict = {}
-    for node_id, g in graph.nodes(data="group"):
+    # node group -> (box id, its members' list) or None: one dict lookup per node
+    boxes: dict = {}
+    nodes = graph._node  # (networkx's data views cost a generator step per node)
+    for node_id, attrs in nodes.items():
+        g = attrs.get("group")
         if not g:
             continue
-        name = owner_by_group.get(g, False)
-        if name is False:
-            name = owner_by_group[g] = _owner(g, groups)
-        if name is not None:
-            box = box_of.get(name)
-            if box is None:
-                box = box_of[name] = group_id(name)
-                members[name] = []
-            owner_of[node_id] = box
-            members[name].append(node_id)
-    out = nx.DiGraph(**graph.graph)
+        box = boxes.get(g, False)
+        if box is False:
+            name = _owner(g, groups)
+            box = boxes[g] = None if name is None else (
+                group_id(name), members.setdefault(name, []))
+        if box is not None:
+            owner_of[node_id] = box[0]
+            box[1].append(node_id)
+    out = _copy_of_graph_dict(graph)
     first = {ids[0]: name for name, ids in members.items()}
     kept = []
-    for node_id, attrs in graph.nodes(data=True):
+    for node_id, attrs in nodes.items():
         if node_id not in owner_of:
             kept.append((node_id, attrs))
         elif node_id in first:
@@ -88,9 +99,11 @@ def _fold_all(graph: nx.DiGraph, groups: set) -> nx.DiGraph:
 
 def _move_edges(graph: nx.DiGraph, out: nx.DiGraph, owner_of: dict, add_moved) -> None:
     """Copy ``graph``'s edges into ``out`` with each end moved to the box that holds it
-    (``owner_of``); edges inside one box disappear, ``add_moved(out, a, b, u, v, attrs)`` adds
-    the edge u -> v moved to a -> b."""
-    kept = []
+    (``owner_of``); edges inside one box disappear, ``add_moved(moved, a, b, u, v, attrs)``
+    merges the edge u -> v moved to a -> b into ``moved`` ({(a, b): attrs}). Moved edges go in
+    first, in the order first met, then the others: both in bulk (edge by edge, networkx
+    checks both ends each time, a second per 100,000 edges)."""
+    kept, moved = [], {}
     get = owner_of.get
     for u, neighbours in graph.adjacency():
         a = get(u, u)
@@ -101,27 +114,28 @@ def _move_edges(graph: nx.DiGraph, out: nx.DiGraph, owner_of: dict, add_moved) -
             if a == u and b == v:
                 kept.append((u, v, attrs))
             else:
-                add_moved(out, a, b, u, v, attrs)
+                add_moved(moved, a, b, u, v, attrs)
+    out.add_edges_from((a, b, attrs) for (a, b), attrs in moved.items())
     out.add_edges_from(kept)
 
 
-def _into_group(out, a, b, u, v, attrs) -> None:
+def _into_group(moved, a, b, u, v, attrs) -> None:
     # Merged per neighbour; grad is None: the members' shapes differ.
-    edge = out.get_edge_data(a, b)
+    edge = moved.get((a, b))
     if edge is None:
-        out.add_edge(a, b, count=0, folded=[], grads=[], grad=None, slots=[], output_nr=0)
-        edge = out.get_edge_data(a, b)
+        edge = moved[a, b] = {"count": 0, "folded": [], "grads": [], "grad": None, "slots": [],
+                              "output_nr": 0}
     edge["count"] += attrs.get("count", 1)
     edge["folded"].append((u, v))
     edge["grads"].extend(attrs.get("grads", [attrs.get("grad")]))
 
 
-def _into_run(out, a, b, u, v, attrs) -> None:
+def _into_run(moved, a, b, u, v, attrs) -> None:
     # One edge keeps what it carried. Several merge: a block's input that several of its ops
     # read (a residual) sums what flowed back to that one output; else grad is None.
-    edge = out.get_edge_data(a, b)
+    edge = moved.get((a, b))
     if edge is None:
-        out.add_edge(a, b, **{**attrs, "folded": [(u, v)]})
+        moved[a, b] = {**attrs, "folded": [(u, v)]}
         return
     first = edge["folded"][0]
     grads = list(edge.get("grads") or [edge.get("grad")])
@@ -194,6 +208,56 @@ def repeated_runs(graph: nx.DiGraph, min_length: int = 4) -> list[Run]:
     return runs
 
 
+_INDEX = re.compile(r"\[(\d+)\]")
+
+
+def side_by_side(graph: nx.DiGraph, min_count: int = 4) -> list[Run]:
+    """What repeats across a layer, to fold: ``min_count`` or more nodes of one kind and group
+    whose labels differ only in their ``[k]`` indices, with the same inputs and consumers.
+
+    A loop that keeps each step's output (``outs.append(head(h))`` thirty times, then
+    ``torch.stack(outs)``) makes thirty tensors ``outs[0]`` ... ``outs[29]`` in one layer, each
+    fed by the folded ``head`` and feeding the stack: drawn, a layer thirty boxes wide that makes
+    the whole graph unreadable at fit. Such nodes cannot feed one another (each would feed
+    itself), so folding them makes no cycle. Only labels with an index are looked at (an op's
+    never has one): a 100,000-node graph is one cheap pass. Each
+    :class:`~engine.graph.blocks.Run` (for :func:`fold_runs`) lists them in creation order; its
+    one-label unit reads ``outs[0..29]`` (``outs[·]`` where the indices are not consecutive)."""
+    sets: dict[tuple, list] = {}
+    succ, pred = graph._succ, graph._pred
+    for node_id, attrs in graph._node.items():
+        label = attrs.get("label")
+        if not isinstance(label, str) or "[" not in label or attrs.get("kind") == "group":
+            continue
+        stem = _INDEX.sub("[]", label)
+        before, after = pred[node_id], succ[node_id]
+        if stem == label or not (before or after):
+            continue
+        key = (attrs.get("kind"), attrs.get("group"), stem, frozenset(before), frozenset(after))
+        sets.setdefault(key, []).append(node_id)
+    nodes = graph._node
+    return [Run(ids, [_common_label([nodes[n]["label"] for n in ids])], len(ids))
+            for ids in sets.values() if len(ids) >= min_count]
+
+
+def _common_label(labels: list[str]) -> str:
+    """``outs[0..29]`` for ``outs[0]`` ... ``outs[29]``; ``AddmmBackward0`` for labels alike."""
+    indices = [_INDEX.findall(label) for label in labels]
+    varying = [k for k in range(len(indices[0])) if len({i[k] for i in indices}) > 1]
+    if not varying:
+        return labels[0]
+    spans = iter(_INDEX.finditer(labels[0]))
+    pieces, at = [], 0
+    for k, match in enumerate(spans):
+        if k in varying:
+            values = sorted(int(i[k]) for i in indices)
+            consecutive = values == list(range(values[0], values[0] + len(values)))
+            inner = f"{values[0]}..{values[-1]}" if consecutive else "\u00b7"
+            pieces.append(labels[0][at:match.start()] + f"[{inner}]")
+            at = match.end()
+    return "".join(pieces) + labels[0][at:]
+
+
 def fold_runs(graph: nx.DiGraph, runs) -> nx.DiGraph:
     """A copy of ``graph`` with each run (from :func:`repeated_runs`; a plain list of ids is a
     run of one op) replaced by one ``kind="group"`` node ``run:<first>`` labelled
@@ -208,7 +272,7 @@ def fold_runs(graph: nx.DiGraph, runs) -> nx.DiGraph:
         first[run[0]] = run
         for node_id in run:
             owner_of[node_id] = rid
-    out = nx.DiGraph(**graph.graph)
+    out = _copy_of_graph_dict(graph)
     for node_id, attrs in graph.nodes(data=True):
         if node_id not in owner_of:
             out.add_node(node_id, **attrs)

@@ -71,9 +71,18 @@ class Layout:
     signature: tuple = field(default=(), repr=False, compare=False)
 
 
+STRUCTURE = "structure"
+"""``graph.graph[STRUCTURE]``, where set, stands for the graph's edges: graphs with the same node
+ids in order and the same token have the same edges. A replay sets one per recording (every
+step's graph has the recording's structure); folding drops it. The edge set itself is 100,000
+tuples to make and compare at every step of a 100,000-node replay."""
+
+
 def structure_signature(graph: nx.DiGraph) -> tuple:
-    """What the layout depends on: the node ids in order, and the edges."""
-    return tuple(graph.nodes), frozenset(graph.edges)
+    """What the layout depends on: the node ids in order, and the edges (or the token that
+    stands for them, ``STRUCTURE``)."""
+    token = graph.graph.get(STRUCTURE)
+    return tuple(graph.nodes), frozenset(graph.edges) if token is None else token
 
 
 def layout(graph: nx.DiGraph, previous: Layout | None = None) -> Layout:
@@ -253,17 +262,6 @@ def _polylines(edge_list, reversed_edges, proper: ProperGraph, x, y) -> dict:
     for e in np.flatnonzero(reversed_edges).tolist():
         lines[edge_list[e]].reverse()
     return lines
-
-
-def _group_boxes(graph: nx.DiGraph, positions: dict) -> dict:
-    """The group boxes of ``graph``'s nodes at ``positions`` (as ``Layout.groups``)."""
-    ids, groups = [], []
-    for node_id, group in graph.nodes(data="group"):
-        if node_id in positions:
-            ids.append(node_id)
-            groups.append(group)
-    xy = np.array([positions[node_id] for node_id in ids], dtype=np.float64).reshape(-1, 2)
-    return _boxes(ids, groups, xy[:, 0], xy[:, 1])
 
 
 def _boxes(ids: list, groups: list, x: np.ndarray, y: np.ndarray) -> dict:

@@ -140,9 +140,12 @@ def _apply(lay, ids, keys, counts, xy, layer, lo, hi, band_start, n_layers, grap
     edges = {key: points[a:b] for key, a, b in zip(keys, bounds[:-1], bounds[1:])}
     groups = lay.groups
     if graph is not None:
-        from .layout import _group_boxes
+        from .layout import _boxes
 
-        groups = _group_boxes(graph, positions)
+        # from the new coordinates as they are (a dict lookup per node took longer)
+        attrs = graph._node
+        groups = _boxes(ids, [attrs[i].get("group") if i in attrs else None for i in ids],
+                        x[:n], y[:n])
     size = (float(offset[-1] + band_w[-1]), float(y.max() + NODE_HEIGHT / 2))
     return replace(lay, positions=positions, edges=edges, groups=groups, size=size,
                    bands=len(band_start))

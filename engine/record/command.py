@@ -336,16 +336,31 @@ class ScriptRecording(RecordingSession):
                      f"{per_iteration.max_array_elements:,} each, "
                      f"{per_iteration.max_total_elements:,} in all for the iterations")
         cut_graph, cut_iter = self._graph_budget.omitted, self.iteration_budget.omitted
-        left_out = sorted({name for s in self._summaries for name in s["omitted"]})
-        if not (cut_graph or cut_iter):
+        cuts = [(k, _cut_text(s)) for k, s in enumerate(self._summaries)]
+        if not (cut_graph or cut_iter or any(text for _, text in cuts)):
             lines.append("  cut: nothing (every array fit)")
         else:
-            lines.append(f"  cut: {cut_graph} graph array(s) and {cut_iter} per-iteration "
-                         f"array(s) over budget, kept as statistics (shape, min, max, mean, "
-                         f"norm, NaN/Inf counts)"
-                         + (f"; tensors not saved per iteration: {', '.join(left_out)}"
-                            if left_out else ""))
+            lines.append(f"  cut: {cut_graph} graph array(s) over budget, kept as statistics "
+                         f"(shape, min, max, mean, norm, NaN/Inf counts); {cut_iter} "
+                         f"per-iteration array(s) over budget, left out (each grad's norm is "
+                         f"in the file's summary)")
+            lines.extend(f"  cut from iteration {k}: {text}" for k, text in cuts if text)
         return "\n".join(lines)
+
+
+def _cut_text(summary: dict) -> str:
+    """What the budget left out of one iteration (its summary's ``omitted*``), or ''."""
+    state = [f"{param} {key}" for cut in (summary.get("omitted_state") or {}).values()
+             for param, keys in cut.items() for key in keys]
+    parts = [(summary.get("omitted") or [], "tensor"), (summary.get("omitted_grads") or [], "grad"),
+             (state, "optimizer state array")]
+    return "; ".join(f"{len(names)} {what}{'s' * (len(names) != 1)} ({_names(names)})"
+                     for names, what in parts if names)
+
+
+def _names(names: list, shown: int = 4) -> str:
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 def _short(x) -> str:

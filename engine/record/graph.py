@@ -10,6 +10,7 @@ then None).
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import networkx as nx
@@ -17,7 +18,7 @@ import numpy as np
 
 from ..files import GraphFile, Recorded, load
 from ..files.codec import decode_array
-from ..gc_policy import collector_paused
+from ..gc_policy import collector_paused, keep_if_large
 
 
 def recorded_graph(source, iteration: int = -1) -> nx.DiGraph:
@@ -50,6 +51,7 @@ def recorded_graph(source, iteration: int = -1) -> nx.DiGraph:
         attrs = list(map(_node_attrs, nodes))
         ids = [node.id for node in nodes]
         _assemble(graph, ids, attrs, _merged_edges(recorded, dict(zip(ids, attrs))))
+        keep_if_large(len(ids))  # kept while the recording is open (engine/gc_policy.py)
     graph.graph["backward_steps"] = sum(1 for a in attrs if a.get("executed"))
     graph.graph["iterations"] = len(recorded.iterations)
     graph.graph["iteration"] = None
@@ -144,39 +146,37 @@ def _merged_edges(recorded: Recorded, by_id: dict) -> dict:
     """One entry per (source, target): the file's per-use edges merged as the engine merges them.
 
     The edges into a function node are written slot by slot in ``next_functions`` order, so the
-    k-th of them is the k-th non-empty slot.
+    k-th of them is the k-th non-empty slot (slot 0, output 0 past the last).
     """
     merged: dict[tuple[str, str], dict] = {}
-    slots_of: dict[str, list] = {}  # function id -> its non-empty (slot, output_nr), in order
-    next_slot: dict[str, int] = {}
+    slots_of: dict[str, object] = {}  # target id -> what its next edges' (slot, output_nr) are
+    get, absent = merged.get, (0, 0)
     for edge in recorded.edges:
-        target_id = edge.target
-        target = by_id[target_id]
-        slot, output_nr = 0, 0
-        kind = target["kind"]
-        if kind == "function":
-            slots = slots_of.get(target_id)
-            if slots is None:
-                slots = slots_of[target_id] = [(i, nf[1]) for i, nf in
-                                               enumerate(target["next_functions"])
-                                               if nf is not None]
-            k = next_slot.get(target_id, 0)
-            next_slot[target_id] = k + 1
-            if k < len(slots):
-                slot, output_nr = slots[k]
-        elif kind == "tensor":
-            output_nr = target.get("output_nr") or 0
-        key = (edge.source, target_id)
-        entry = merged.get(key)
+        source, target_id, grad = edge.source, edge.target, edge.grad
+        slots = slots_of.get(target_id)
+        if slots is None:
+            slots = slots_of[target_id] = _slots(by_id[target_id])
+        slot, output_nr = next(slots, absent)
+        key = (source, target_id)
+        entry = get(key)
         if entry is None:
-            merged[key] = {"slots": [slot], "grads": [edge.grad], "output_nr": output_nr,
-                           "count": 1, "grad": edge.grad}
+            merged[key] = {"slots": [slot], "grads": [grad], "output_nr": output_nr,
+                           "count": 1, "grad": grad}
         else:
             entry["slots"].append(slot)
-            entry["grads"].append(edge.grad)
+            entry["grads"].append(grad)
             entry["count"] += 1
             entry["grad"] = _sum(entry["grads"])
     return merged
+
+
+def _slots(target: dict):
+    """The (slot, output_nr) of each edge into ``target``, in the file's order."""
+    kind = target["kind"]
+    if kind == "function":
+        return iter([(i, nf[1]) for i, nf in enumerate(target["next_functions"])
+                     if nf is not None])
+    return itertools.repeat((0, (target.get("output_nr") or 0) if kind == "tensor" else 0))
 
 
 def _sum(grads: list):

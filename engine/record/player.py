@@ -24,7 +24,8 @@ from typing import Any
 
 import numpy as np
 
-from ..gc_policy import collector_paused
+from ..gc_policy import collector_paused, keep_if_large
+from ..graph.layout import STRUCTURE
 from ..session import events as ev
 from ..session.breakpoints import DataBreakpoints, LineBreakpoint
 from ..session.counters import Counters
@@ -110,10 +111,12 @@ class RecordedSession(EventPublisher):
         self.source = ""
         self.iteration_count = len(self.recorded.iterations)
         self._bases: dict[int, Any] = {}  # iteration -> its recorded graph
+        self._structure = object()  # stands for the recording's edges (graph.layout.STRUCTURE)
         self._steps: dict[int, list] = {}  # iteration -> its ReplaySteps
         self._records: dict[tuple, TensorRecord] = {}  # shared between snapshots
         self._named_cache: dict[int, list] = {}  # iteration -> its named tensors (_named)
         self._states: dict[int, dict] = {}  # iteration -> optimizer state after its step
+        self._curves: dict[tuple, tuple] = {}  # (finished, stepped) -> (grad norms, ratios)
         # How many nodes the backward ran, counted without making the steps (made on first use:
         # a 100,000-node recording opens without building 80,000 ReplaySteps first).
         self.steps_per_backward = sum(
@@ -141,6 +144,7 @@ class RecordedSession(EventPublisher):
         self._busy = False
         self._pause_requested = threading.Event()
         self._stop_requested = threading.Event()
+        keep_if_large(len(self.recorded.nodes))  # the graph, the snapshot: long-lived
 
     # ------------------------------------------------------------------ the recording
     @property
@@ -151,7 +155,9 @@ class RecordedSession(EventPublisher):
         """The recorded graph with ``iteration``'s tensors, every step done (cached)."""
         if iteration not in self._bases:
             index = iteration if self.iteration_count else -1
-            self._bases[iteration] = recorded_graph(self.recorded, index)
+            graph = self._bases[iteration] = recorded_graph(self.recorded, index)
+            # every iteration, every step: one structure (the layout then compares no edges)
+            graph.graph[STRUCTURE] = self._structure
         return self._bases[iteration]
 
     def steps(self, iteration: int) -> list[ReplayStep]:
@@ -298,8 +304,11 @@ class RecordedSession(EventPublisher):
         finished = [j for j in range(min(backward, self.iteration_count))
                     if j < i or end or k >= self.steps_per_backward]
         stepped = self._stepped(index)
-        norms = _largest(self._series(finished, self._grad_norm))
-        ratios = self._series(stepped, self._update_ratio)
+        key = (tuple(finished), tuple(stepped))
+        if key not in self._curves:  # the same at every step of an iteration: made once
+            self._curves[key] = (_largest(self._series(finished, self._grad_norm)),
+                                 self._series(stepped, self._update_ratio))
+        norms, ratios = self._curves[key]
         history = TrainingHistory.from_series(
             [self._loss_of(j) for j in range(backward)], norms,
             {name: ratios[name] for name in norms if name in ratios})

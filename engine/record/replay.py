@@ -11,6 +11,8 @@ the engine.
 
 from __future__ import annotations
 
+import bisect
+import weakref
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -74,6 +76,40 @@ def replay_steps(source) -> list[ReplayStep]:
     return [_step(graph, k, node_id) for k, (_, node_id) in enumerate(executed)]
 
 
+@dataclass(frozen=True)
+class _Order:
+    """A recorded graph's nodes as a replay walks them: those that ran, by ``executed_index``
+    (``indices``), those that never did, and the tensors."""
+
+    executed: list
+    indices: list
+    never: list
+    tensors: list
+    size: int
+
+
+_orders: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _order_of(graph: nx.DiGraph) -> _Order:
+    """``graph``'s ``_Order``, made once per graph (a replay makes a graph per step from one
+    recorded graph: sorting its nodes each time was a pass over 100,000 of them)."""
+    order = _orders.get(graph)
+    if order is None or order.size != len(graph._node):
+        ran, never, tensors = [], [], []
+        for n, a in graph._node.items():
+            if a["kind"] == "tensor":
+                tensors.append(n)
+            elif a.get("executed_index") is None:
+                never.append(n)
+            else:
+                ran.append((a["executed_index"], n))
+        ran.sort()
+        order = _orders[graph] = _Order([n for _, n in ran], [i for i, _ in ran], never,
+                                        tensors, len(graph._node))
+    return order
+
+
 def graph_at_step(graph: nx.DiGraph, k: int) -> nx.DiGraph:
     """A copy of a recorded graph as it stood after the first ``k`` replay steps.
 
@@ -91,29 +127,38 @@ def graph_at_step(graph: nx.DiGraph, k: int) -> nx.DiGraph:
     out.graph.update(graph.graph, replay_step=k, backward_steps=k)
     nodes, succ, pred = dict(graph._node), dict(graph._adj), dict(graph._pred)
     out._node, out._adj, out._pred = nodes, succ, pred
-    ran = {n for n, a in nodes.items() if a["kind"] != "tensor"
-           and a.get("executed_index") is not None and a["executed_index"] < k}
-    for n, a in graph._node.items():
-        if a["kind"] != "tensor" and a.get("executed") and n not in ran:
+    order = _order_of(graph)
+    done = bisect.bisect_left(order.indices, k)
+    ran = set(order.executed[:done])
+    waiting_nodes = order.executed[done:] + order.never  # the nodes that have not run
+    for n in waiting_nodes:
+        a = nodes[n]
+        if a.get("executed"):
             nodes[n] = {**a, "executed": False, "executed_index": None}
     copied_succ, copied_pred = set(), set()
-    for u, targets in graph._adj.items():
-        for v, edge in targets.items():
-            sender = v if nodes[v]["kind"] != "tensor" else u
-            if sender in ran or edge["grad"] is None and not any(
-                    g is not None for g in edge["grads"]):
-                continue
-            new = {**edge, "grad": None, "grads": [None] * len(edge["grads"])}
-            if u not in copied_succ:
-                succ[u] = dict(succ[u])
-                copied_succ.add(u)
-            if v not in copied_pred:
-                pred[v] = dict(pred[v])
-                copied_pred.add(v)
-            succ[u][v] = new
-            pred[v][u] = new
-    for node_id, attrs in graph._node.items():
-        if attrs["kind"] != "tensor" or attrs.get("grad") is None:
+    # An edge's gradient was sent by its target (a node: the one that ran backward into it), or
+    # by its source where the target is a tensor (a grad_fn's named output). Only the edges of
+    # a sender that has not run lose theirs: at the end of a replay, few.
+    node_pred = graph._pred
+    waiting = [(u, v) for v in waiting_nodes + order.tensors for u in node_pred[v]]
+    for u, v in waiting:
+        edge = graph._adj[u][v]
+        sender = v if nodes[v]["kind"] != "tensor" else u
+        if sender in ran or edge["grad"] is None and not any(
+                g is not None for g in edge["grads"]):
+            continue
+        new = {**edge, "grad": None, "grads": [None] * len(edge["grads"])}
+        if u not in copied_succ:
+            succ[u] = dict(succ[u])
+            copied_succ.add(u)
+        if v not in copied_pred:
+            pred[v] = dict(pred[v])
+            copied_pred.add(v)
+        succ[u][v] = new
+        pred[v][u] = new
+    for node_id in order.tensors:
+        attrs = graph._node[node_id]
+        if attrs.get("grad") is None:
             continue
         # A leaf feeds only its accumulator; a named intermediate is fed only by its grad_fn.
         writers = graph._adj[node_id] if attrs["is_leaf"] else graph._pred[node_id]

@@ -139,11 +139,11 @@ class RecordingSession:
         self._graph_budget = Budget(*self._graph_limits())
         self.recorded = recording.to_recorded(self._graph_budget)
         named = [e for e in recording.named if e.tensor.grad_fn is None and e.tensor.requires_grad]
-        tensors, omitted = saved_tensors(named, self.iteration_budget)
+        tensors, omitted, grads_omitted = saved_tensors(named, self.iteration_budget)
         loss_value = to_numpy(loss)
         tensors[self._loss_name(tensors)] = SavedTensor(loss_value, None, True)
         self._pending = {
-            "tensors": tensors, "omitted": omitted,
+            "tensors": tensors, "omitted": omitted, "omitted_grads": grads_omitted,
             "summary": {
                 "loss": plain_number(loss_value.sum()) if loss_value.size == 1 else
                 stats(loss_value),
@@ -176,14 +176,18 @@ class RecordingSession:
         if pending is None:
             return
         names_by_id = {id(e.tensor): e.name for e in pending["named"]}
+        cut: dict[str, dict] = {}  # optimizer -> {param: state keys over the budget}
         optimizers = {name: saved_optimizer(opt, names_by_id, pending["tensors"],
-                                            self.iteration_budget)
+                                            self.iteration_budget, cut.setdefault(name, {}))
                       for name, opt in self._optimizers().items()}
         index = len(self.iterations)
         self.iterations.append(SavedState(index, pending["tensors"], optimizers))
         summary = pending["summary"]
         self.losses.append(summary["loss"])
-        self._summaries.append({**summary, "omitted": pending["omitted"]})
+        # What the budget left out of this iteration, all of it: tensors, grads, optimizer state.
+        self._summaries.append({**summary, "omitted": pending["omitted"],
+                                "omitted_grads": pending["omitted_grads"],
+                                "omitted_state": {k: v for k, v in cut.items() if v}})
 
     # -- writing -------------------------------------------------------------------------------
     def save(self):

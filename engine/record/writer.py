@@ -67,9 +67,10 @@ def is_recorded(gf: GraphFile) -> bool:
 
 
 # -- training state ----------------------------------------------------------------------------
-def saved_tensors(named: list, budget: Budget) -> tuple[dict[str, SavedTensor], list[str]]:
-    """Named torch tensors as SavedTensors within ``budget``; also the names left out."""
-    tensors, omitted = {}, []
+def saved_tensors(named: list, budget: Budget) -> tuple[dict[str, SavedTensor], list, list]:
+    """Named torch tensors as SavedTensors within ``budget``; also the names left out, and the
+    names kept whose grad was not (over the budget): a file says whatever it lacks."""
+    tensors, omitted, grads_omitted = {}, [], []
     for entry in named:
         t = entry.tensor
         value = to_numpy(t)
@@ -83,16 +84,19 @@ def saved_tensors(named: list, budget: Budget) -> tuple[dict[str, SavedTensor], 
             continue
         if grad is not None and budget.keep(grad) is None:
             grad = None
+            grads_omitted.append(entry.name)
         tensors[entry.name] = SavedTensor(value, grad, bool(t.requires_grad))
-    return tensors, omitted
+    return tensors, omitted, grads_omitted
 
 
 def saved_optimizer(optimizer, names_by_id: dict[int, str], kept: dict,
-                    budget: Budget) -> SavedOptimizer:
+                    budget: Budget, cut: dict | None = None) -> SavedOptimizer:
     """A torch optimizer's ``state_dict()`` with parameters named, arrays as numpy.
 
     Parameters whose tensor was not kept (too large, or unnamed) are left out of the groups and
-    the state, since a file's optimizer may only name tensors the file holds.
+    the state, since a file's optimizer may only name tensors the file holds. ``cut``, when
+    given, receives ``{param: [key, ...]}``: the state arrays of kept parameters the budget
+    left out.
     """
     state_dict = optimizer.state_dict()
     params_in_order = [p for group in optimizer.param_groups for p in group["params"]]
@@ -113,6 +117,8 @@ def saved_optimizer(optimizer, names_by_id: dict[int, str], kept: dict,
             converted = _state_value(value, budget)
             if converted is not _SKIP:
                 out[key] = converted
+            elif cut is not None and _is_tensor(value):
+                cut.setdefault(name, []).append(key)
         state[name] = out
     return SavedOptimizer(type(optimizer).__name__, groups, state)
 
@@ -133,6 +139,12 @@ def _plain_hyper(value):
         items = [_plain_hyper(v) for v in value]
         return _SKIP if any(v is _SKIP for v in items) else items
     return _SKIP
+
+
+def _is_tensor(value) -> bool:
+    import torch
+
+    return isinstance(value, torch.Tensor)
 
 
 def _state_value(value, budget: Budget):

@@ -25,6 +25,20 @@ loss = (model(x) ** 2).mean()
 loss.backward()
 opt.step()
 """
+LSTM_OUTPUTS = """import torch
+torch.manual_seed(0)
+cell = torch.nn.LSTMCell(4, 8)
+head = torch.nn.Linear(8, 3)
+x = torch.randn(30, 2, 4)
+y = torch.randint(0, 3, (30, 2))
+h, c = torch.zeros(2, 8), torch.zeros(2, 8)
+outs = []
+for t in range(30):
+    h, c = cell(x[t], (h, c))
+    outs.append(head(h))
+loss = torch.nn.functional.cross_entropy(torch.stack(outs).reshape(-1, 3), y.reshape(-1))
+loss.backward()
+"""
 EXAMPLE_13 = ROOT / "resources" / "examples" / "13_vanishing_gradients.gstep"
 
 
@@ -91,6 +105,23 @@ def test_the_mlp_opens_with_its_layers_folded(qtbot, window, tmp_path):
                     if a.get("kind") == "group")
     assert labels == [f"model.{k}" for k in (0, 10, 2, 4, 6, 8)]
     assert readable(view) and overview_clear_of_nodes(view)
+
+
+def test_an_lstms_stacked_outputs_fold_into_one_box_and_read_at_fit(qtbot, window, tmp_path):
+    """Thirty outs[t], each fed by the folded head and feeding the stack, were one layer thirty
+    boxes wide: at fit every box was a bar. Folded side by side, the boxes' text is drawn."""
+    run_script(qtbot, window, tmp_path, "lstm", LSTM_OUTPUTS)
+    view = fitted(window)
+    outs = [n for n, a in view.graph.nodes(data=True) if str(a.get("label")).startswith("outs[")]
+    assert len(outs) == 30
+    (box,) = [n for n, a in view.shown_graph.nodes(data=True)
+              if a.get("label") == "outs[0..29] ×30"]
+    assert sorted(view.shown_graph.nodes[box]["members"]) == sorted(outs)
+    assert view.canvas.zoom() >= LOD_TEXT and overview_clear_of_nodes(view)
+    view.search.setText("outs[7]")  # found inside the box: it opens
+    found = view.find_next()
+    assert view.graph.nodes[found]["label"] == "outs[7]" and found in view.nodes
+    assert box not in view.nodes
 
 
 def test_example_13_at_fit_shows_names_beside_the_overview(qtbot, window):

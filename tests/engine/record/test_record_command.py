@@ -4,6 +4,7 @@ run with their torch and its first iterations recorded through torch's global ho
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -353,3 +354,23 @@ def test_each_optimizers_state_per_iteration(in_process, name, keys):
                 np.testing.assert_allclose(np.asarray(saved.state[pname][key]),
                                            torch.as_tensor(optim.state[p][key]).numpy(),
                                            rtol=1e-6)
+
+
+def test_the_output_says_what_the_iteration_budget_cut(in_process, monkeypatch, capsys):
+    recording = sys.modules["engine.record.session"]  # the module: the package names a function
+
+    # 11 elements an iteration (Adagrad on Linear(2, 1)): the second is cut, the third lacks all
+    monkeypatch.setattr(recording, "DEFAULT_ITERATION_BUDGET", (1000, 20))
+    code, output = in_process(ANY_OPTIMIZER, "--iterations", "3", script_args=["Adagrad"])
+    assert code == 0
+    said = dict(re.findall(r"(cut from iteration \d+): (.*)", capsys.readouterr().err))
+    summary = files.load(output).metadata[METADATA_KEY]["iterations"]
+    listed = {k: [*s["omitted"], *s["omitted_grads"],
+                  *(f"{p} {key}" for cut in s["omitted_state"].values()
+                    for p, keys in cut.items() for key in keys)]
+              for k, s in enumerate(summary)}
+    assert set(said) == {f"cut from iteration {k}" for k, names in listed.items() if names}
+    assert len(said) >= 2 and not listed[0]
+    for k, names in listed.items():
+        for name in names:
+            assert name in said[f"cut from iteration {k}"], (k, name)

@@ -128,6 +128,46 @@ def test_iterations_timeline_and_data_breakpoints():
     assert player.status == "finished"
 
 
+def test_timeline_points_are_the_dataclass_points():
+    """The replay's points are made without the dataclass's __init__: they must still equal (and
+    hash as) points made the ordinary way, field for field, read one by one or listed."""
+    from engine.record.timeline import ReplayTimeline
+    from engine.session.timeline import BACKWARD, STEP, TimelinePoint
+
+    timeline = ReplayTimeline(2, 2, [True, False])
+    expected = [TimelinePoint(i * 3 + k, "backward_step", None, i, (k, 2),
+                              frozenset({BACKWARD} if k == 1 else {STEP} if k == 0 and i else ()),
+                              i * 3 + k)
+                for i in range(2) for k in range(3)]
+    expected.append(TimelinePoint(6, "finished", None, None, None, frozenset(), 6,
+                                  reason="finished"))
+    single = [timeline[i] for i in range(len(timeline))]
+    assert single == expected and list(timeline) == expected and list(timeline) == expected
+    assert [hash(p) for p in single] == [hash(p) for p in expected]
+    assert [vars(p) for p in timeline] == [vars(p) for p in expected]
+    assert timeline[-1] == expected[-1] and timeline[2:4] == expected[2:4]
+
+
+def test_each_step_keeps_the_layout_without_comparing_edges_and_a_fold_has_its_own():
+    """The replay's graphs carry one token for the recording's edges (graph.layout.STRUCTURE),
+    so the layout of one step is the layout of every step; a folded graph has other edges and
+    drops the token, and a graph of other edges never reuses a layout through it."""
+    from engine.graph import fold, layout
+    from engine.graph.layout import STRUCTURE
+
+    player = RecordedSession(_tiny())
+    at_end = player.graph()
+    first = layout(at_end)
+    player.restart()
+    before = player.graph()
+    assert before.graph[STRUCTURE] is at_end.graph[STRUCTURE]
+    assert layout(before, first) is first
+    folded = fold(before, "model.fc")
+    assert STRUCTURE not in folded.graph and layout(folded, first) is not first
+    other = RecordedSession(_tiny()).graph()  # the same ids and edges, another recording
+    assert layout(other, first) is not first
+
+
 def test_stop_ends_the_replay():
     player = RecordedSession(_tiny())
     events = _events(player)

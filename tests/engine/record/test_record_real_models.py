@@ -109,8 +109,9 @@ def _check(path: Path, truth: Truth, iterations: int, module_kinds: dict):
                 kept += 1
             elif saved is None:
                 assert name in summary[k]["omitted"], name
-            else:  # the value fit the budget, its grad no more: the summary has its norm
+            else:  # the value fit the budget, its grad no more: listed, and its norm kept
                 np.testing.assert_array_equal(saved.value, truth.values[k][name])
+                assert name in summary[k]["omitted_grads"], name
             assert summary[k]["grad_norms"][name] == pytest.approx(
                 float(np.linalg.norm(grad.astype(np.float64).ravel())), rel=1e-5)
     return_kept = kept
@@ -120,9 +121,14 @@ def _check(path: Path, truth: Truth, iterations: int, module_kinds: dict):
     for k, state in enumerate(gf.recorded.iterations):
         saved = next(iter(state.optimizers.values()))
         assert saved.type == type(truth.optimizer).__name__
+        cut = next(iter(summary[k]["omitted_state"].values()), {})
         for name, entry in saved.state.items():
             assert set(entry) <= set(truth.states[k][name]), name
             complete += set(entry) == set(truth.states[k][name])
+            # what the budget left out is listed (a plain number is never charged to it)
+            arrays = {key for key, v in truth.states[k][name].items()
+                      if isinstance(v, np.ndarray)}
+            assert set(cut.get(name, ())) == arrays - set(entry), name
             for key, value in entry.items():
                 np.testing.assert_array_equal(np.asarray(value), np.asarray(
                     truth.states[k][name][key]), err_msg=f"{name} {key}")

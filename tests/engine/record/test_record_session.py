@@ -166,6 +166,43 @@ def test_a_budget_given_to_the_session_applies_to_each_graph_afresh(tmp_path):
     np.testing.assert_array_equal(graph.nodes["t:w"]["grad"], np.full(40, 6.0, np.float32))
 
 
+def _check_every_cut_is_listed(gf, model, opt) -> set:
+    """Each parameter of each iteration is saved with its grad, or listed as left out (the
+    tensor, or its grad), and each of torch's state arrays for a saved parameter is saved or
+    listed; nothing listed was saved. Returns the kinds of cut seen."""
+    summary = gf.metadata[record.METADATA_KEY]["iterations"]
+    keys = {name: set(opt.state[p]) for name, p in model.named_parameters()}
+    seen = set()
+    for state, told in zip(gf.recorded.iterations, summary, strict=True):
+        for name in keys:
+            saved = state.tensors.get(name)
+            listed = (name in told["omitted"], name in told["omitted_grads"])
+            kind = "tensor" if saved is None else "grad" if saved.grad is None else None
+            assert listed == (kind == "tensor", kind == "grad"), (state.iteration, name)
+            seen.add(kind)
+        saved_state = state.optimizers["optimizer"].state
+        cut = told["omitted_state"].get("optimizer", {})
+        assert set(cut) <= set(saved_state)  # a parameter left out is listed as a tensor
+        for name, entry in saved_state.items():
+            missing = {k for k in keys[name] if k != "step"} - set(entry)
+            assert set(cut.get(name, ())) == missing, (state.iteration, name)
+            seen.add("state" if missing else None)
+    return seen - {None}
+
+
+def test_whatever_the_iteration_budget_drops_is_listed(tmp_path):
+    """The per-iteration budget is shared by all iterations: later ones are cut, tensor by
+    tensor, then grad by grad and state by state, and the file says what each one lacks."""
+    model = _model()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    sizes = sum(p.numel() for p in model.parameters())
+    budget = record.Budget(max_array_elements=1000, max_total_elements=4 * sizes)
+    path = tmp_path / "cut.gstep"
+    with record.session(path, model=model, optimizer=opt, iteration_budget=budget):
+        _train(model, opt, iterations=3)
+    assert _check_every_cut_is_listed(files.load(path), model, opt) == {"tensor", "grad", "state"}
+
+
 def test_saving_before_any_backward_says_so(tmp_path):
     rec = record.session(tmp_path / "empty.gstep")
     with pytest.raises(ValueError, match="nothing recorded"):
