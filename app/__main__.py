@@ -20,6 +20,11 @@ def main(argv: list[str] | None = None) -> int:
         from engine.cli import main as cli_main
 
         return cli_main(argv)
+    from engine.cli import check_window_argument  # a typo or a missing file, before any window
+
+    refused = check_window_argument(argv)
+    if refused is not None:
+        return refused
     from .launch import run_window
 
     return run_window(argv, started=STARTED)

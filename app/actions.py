@@ -79,6 +79,7 @@ def _step_back(into: bool) -> Callable[[MainWindow], None]:
 
 
 def _stop(w: MainWindow) -> None:
+    w.stop_report.requested()  # where the script is now, before the stop moves it
     w.controller.stop()
     w.status.showMessage("Stopping…", 2000)
 
@@ -118,6 +119,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     A("file.save", "&Save", "Ctrl+S", "save", lambda w: w.documents.save_file(), "File"),
     A("file.save_as", "Save &As…", "Ctrl+Shift+S", "", lambda w: w.documents.save_file_as(),
       "File"),
+    A("file.edit_notes", "Edit &Notes…", "", "", lambda w: w.documents.edit_notes(), "File",
+      tip="Write the note each line shows when a run pauses there (saved in the .gstep file)"),
     A("file.quit", "&Quit", "Ctrl+Q", "", lambda w: w.close(), "File"),
     A("edit.undo", "&Undo", "Ctrl+Z", "", lambda w: w.editor.undo(), "Edit"),
     A("edit.redo", "&Redo", "Ctrl+Shift+Z", "", lambda w: w.editor.redo(), "Edit"),

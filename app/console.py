@@ -4,6 +4,9 @@ Entries that concern a line are links: clicking one emits ``line_activated(line)
 window moves the editor there. The run's own entries (``run=True``: what the script printed,
 its warnings and errors) show one moment: ``show_run`` replaces them all when the moment
 changes; the window's notes (a file's description, "the script changed") stay.
+
+The script's prints are joined into rows as a terminal joins them: ``print("x", end="")`` then
+``print("y")`` is one row ``xy`` (``join_rows``). ``entries`` holds the rows shown.
 """
 
 from __future__ import annotations
@@ -35,6 +38,28 @@ class ConsoleEntry:
     run: bool = False  # the run's own output at the moment shown (replaced by show_run)
 
 
+def _continues(row: ConsoleEntry, entry: ConsoleEntry) -> bool:
+    """``entry`` (a print's text) goes on ``row``'s line: the row is a print of the same run
+    that left its line open (``print(..., end="")``)."""
+    return (row.kind == entry.kind == "output" and row.run == entry.run
+            and not row.text.endswith("\n"))
+
+
+def join_rows(entries) -> list[ConsoleEntry]:
+    """The console's rows for ``entries``: each print continues the open line of the print
+    before it, as in a terminal (its link names the line where the row began). Any other entry
+    (a warning, an error, a note) ends the open line."""
+    rows: list[ConsoleEntry] = []
+    for entry in entries:
+        if rows and _continues(rows[-1], entry):
+            last = rows[-1]
+            rows[-1] = ConsoleEntry(last.kind, last.text + entry.text,
+                                    last.line if last.line is not None else entry.line, last.run)
+        else:
+            rows.append(entry)
+    return rows
+
+
 class ConsolePanel(QWidget):
     line_activated = Signal(int)
 
@@ -64,7 +89,7 @@ class ConsolePanel(QWidget):
     def show_run(self, entries) -> None:
         """The run's entries at the moment shown are ``entries`` (all of them, from the run's
         start): the run's previous ones go (the window's notes stay, before them)."""
-        entries = list(entries)
+        entries = join_rows(entries)
         runs = [i for i, e in enumerate(self.entries) if e.run]
         dropped = self._run_dropped  # the run's first rows, gone past MAX_ENTRIES
         same = 0  # the rows both moments share are left as they are
@@ -73,16 +98,16 @@ class ConsolePanel(QWidget):
             while same < min(len(runs), len(ahead)) and self.entries[runs[same]] == ahead[same]:
                 same += 1
             if same == len(runs):
-                self.add_many(ahead[same:])  # only later rows: nothing to take back
+                self._append(ahead[same:])  # only later rows: nothing to take back
                 return
             if all(e.run for e in self.entries[runs[same]:]):
                 self._truncate(runs[same])  # a step back: the later rows go, the rest stays
-                self.add_many(ahead[same:])
+                self._append(ahead[same:])
                 return
         kept = [e for e in self.entries if not e.run]
         self.clear()
         self._run_dropped = max(0, len(entries) - MAX_ENTRIES)
-        self.add_many(kept + entries[self._run_dropped:])
+        self._append(kept + entries[self._run_dropped:])
 
     def drop_run(self) -> None:
         """The run is gone (a new session): only the window's notes stay."""
@@ -93,14 +118,25 @@ class ConsolePanel(QWidget):
         self.add_many([ConsoleEntry(kind, text, line)])
 
     def add_many(self, entries) -> None:
+        """Show ``entries`` after the rows shown; a print continues the last row's open line."""
         entries = list(entries)
         if not entries:
+            return
+        if self.entries and _continues(self.entries[-1], entries[0]):
+            # The open line is redrawn with its continuation (one paragraph per row).
+            entries.insert(0, self.entries[-1])
+            self._truncate(len(self.entries) - 1)
+        self._append(join_rows(entries))
+
+    def _append(self, rows) -> None:
+        """Append ``rows`` (already joined) as paragraphs."""
+        if not rows:
             return
         document = self.view.document()
         cursor = self.view.textCursor()
         cursor.movePosition(QTextCursor.MoveOperation.End)
         self.view.setTextCursor(cursor)
-        for entry in entries:
+        for entry in rows:
             # Where its paragraph begins: append() starts a new one after the last (the empty
             # document's first paragraph is filled instead).
             self._starts.append(document.characterCount() if self.entries else 0)
@@ -121,9 +157,12 @@ class ConsolePanel(QWidget):
         self._starts = [start - shift for start in self._starts[count:]]
 
     def _truncate(self, index: int) -> None:
-        """Remove ``entries[index:]`` from the document."""
+        """Remove ``entries[index:]`` from the document (the count of rows cut past
+        MAX_ENTRIES stays: the rows kept still follow them)."""
         if index == 0:
+            dropped = self._run_dropped
             self.clear()
+            self._run_dropped = dropped
             return
         cursor = QTextCursor(self.view.document())
         cursor.setPosition(self._starts[index] - 1)  # with the paragraph break before it

@@ -2,7 +2,8 @@
 
 ``ConsoleFeed`` listens to ``SessionController.events_arrived`` and turns each batch into
 ``ConsoleEntry`` rows: the script's output, lint warnings, an error with its explanation and
-usual fixes (also marked in the editor, and the console raised), "Script finished." / "Stopped.".
+usual fixes (also marked in the editor, and the console raised), "Script finished." / "Stopped at
+line 7 (iteration 12)." (said once the run is at rest: the timeline's last point is where).
 
 The console shows one moment, like every other panel: ``app.console_history`` keeps the run's
 messages, a travel in time (Step Back, a timeline click, the re-execution after a Stop) shows
@@ -21,6 +22,7 @@ from engine.session import events as ev
 from .console import ConsoleEntry, ConsolePanel
 from .console_history import ConsoleHistory, rest_key
 from .editor import CodeEditor, EditorError
+from .status_bar import place_text, stop_place
 
 RESTARTED = "— starting over —"
 
@@ -36,12 +38,15 @@ class ConsoleFeed(QObject):
         self.editor = editor
         self.raise_console = raise_console
         self.history = ConsoleHistory()
+        self._stop_due = False  # a run stopped: say where once the controller is at rest
         controller.events_arrived.connect(self.events_arrived)
+        controller.state_changed.connect(lambda _snapshot: self._say_stopped())
         controller.session_replaced.connect(self._session_replaced)
 
     def _session_replaced(self, _session) -> None:
         # Nothing the old script printed belongs to the new one (the window's notes stay).
         self.history.clear()
+        self._stop_due = False
         self.console.drop_run()
 
     def events_arrived(self, events) -> None:
@@ -52,6 +57,7 @@ class ConsoleFeed(QObject):
             match event:
                 case ev.Reset():
                     history.clear()
+                    self._stop_due = False
                     self.editor.set_errors([])
                     self.console.clear()  # the window's "starting over" note too: said below
                     history.add([_row("info", RESTARTED)])
@@ -67,8 +73,10 @@ class ConsoleFeed(QObject):
                     moved = True
                 case ev.Paused(point=point):
                     history.rest(rest_key(point))
-                case ev.Finished(stopped=stopped, point=point):
-                    history.add([_row("info", "Stopped." if stopped else "Script finished.")])
+                case ev.Finished(stopped=True):
+                    self._stop_due = True
+                case ev.Finished(point=point):
+                    history.add([_row("info", "Script finished.")])
                     history.rest(rest_key(point))
                 case ev.Error(point=point):
                     self._failed(event)
@@ -79,6 +87,17 @@ class ConsoleFeed(QObject):
             self.editor.set_errors([m.mark for m in shown if m.mark is not None])
         elif len(shown) > added:
             self.console.add_many(e for m in shown[added:] for e in m.entries)
+        self._say_stopped()
+
+    def _say_stopped(self) -> None:
+        """"Stopped at line 7 (iteration 12).": the timeline's last point, read at rest (the
+        worker's timeline may arrive after the event that said it stopped)."""
+        if not self._stop_due or self.controller.busy:
+            return
+        self._stop_due = False
+        where = place_text(*stop_place(self.controller.snapshot.timeline))
+        self.console.add_many(self.history.add(
+            [_row("info", f"Stopped at {where}." if where else "Stopped.")]).entries)
 
     # ------------------------------------------------------------------------ travel
     def _travel(self, event) -> None:

@@ -16,6 +16,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from engine.session.events import Status
+
+from .words import counted
+
 if TYPE_CHECKING:  # pragma: no cover
     from .main_window import MainWindow
 
@@ -40,6 +44,9 @@ class Documents(QObject):
         self.recorded = None  # (graph, layout) of a file recorded from real PyTorch
         self.title = UNTITLED
         self.notes: dict[int, str] = {}  # the teaching notes by line; they move with their lines
+        # The notes as last opened or saved: the document is modified while they differ, whatever
+        # the editor's undo does to the text (the notes are not on its undo stack).
+        self.saved_notes: dict[int, str] = {}
         self._recovery_entry = None
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setSingleShot(True)
@@ -122,6 +129,7 @@ class Documents(QObject):
         w.data_breakpoints.load(getattr(gf, "data_breakpoints", None))
         self.title = Path(path).name if path else (gf.title or UNTITLED)
         self.notes = dict(getattr(gf, "notes", None) or {})
+        self.saved_notes = dict(self.notes)
         w.editor.set_source(gf.script)
         w.editor.set_breakpoints(lines, conditions)
         w.console.clear()
@@ -147,7 +155,7 @@ class Documents(QObject):
         self.recorded = (graph, layout(graph))
         iterations = graph.graph.get("iterations")
         w.console.add("info", "A graph recorded from PyTorch"
-                      + (f" ({iterations} iterations; the last is shown)" if iterations
+                      + (f" ({counted(iterations, 'iteration')}; the last is shown)" if iterations
                          else "") + ". Its values and gradients are PyTorch's own. "
                       "F11 / F10 replay its backward node by node in PyTorch's order"
                       + (", Next Iteration moves to the next iteration" if iterations
@@ -177,6 +185,7 @@ class Documents(QObject):
         self.path = None
         self.recorded = None
         self.notes = {}
+        self.saved_notes = {}
         self.title = UNTITLED
         self._recovery_entry = None
         self.hide_banner()
@@ -191,6 +200,33 @@ class Documents(QObject):
             return
         moved = {remap(line): note for line, note in self.notes.items()}
         self.notes = {line: note for line, note in moved.items() if line is not None}
+
+    def is_modified(self) -> bool:
+        """Unsaved changes: the editor's text (its undo stack knows) or the notes."""
+        return self.window.editor.document().isModified() or self.notes != self.saved_notes
+
+    def edit_notes(self) -> None:
+        """File ▸ Edit Notes…: the teaching notes, line by line (``app.notes_dialog``)."""
+        from .notes_dialog import NotesDialog
+
+        w = self.window
+        dialog = NotesDialog(w.editor.toPlainText(), self.notes, w.editor.cursor_line(), w)
+        w.notes_dialog = dialog  # tests drive it
+        if dialog.exec():
+            self.set_notes(dialog.notes())
+        w.notes_dialog = None
+        dialog.deleteLater()
+
+    def set_notes(self, notes: dict[int, str]) -> None:
+        self.notes = dict(notes)
+        w = self.window
+        w.update_title()
+        self.autosave_timer.start()
+        snapshot = w.controller.snapshot
+        paused = snapshot.status == Status.PAUSED and snapshot.position is not None
+        pause = snapshot.pause if paused else None
+        # the line paused at shows its new note now
+        self.show_note(snapshot.position.line if paused else None, getattr(pause, "reason", None))
 
     def open_file_dialog(self) -> None:
         if not self.maybe_discard():
@@ -240,7 +276,7 @@ class Documents(QObject):
 
     def maybe_discard(self) -> bool:
         """Ask whether to save unsaved changes; False: the user cancelled."""
-        if not self.window.editor.document().isModified():
+        if not self.is_modified():
             return True
         answer = QMessageBox.question(
             self.window, "Unsaved changes", f"Save the changes to {self.title}?",
@@ -284,6 +320,8 @@ class Documents(QObject):
             return False
         self.path = str(path)
         self.title = Path(path).name
+        if Path(path).suffix.lower() != ".py":  # a .py file keeps no notes
+            self.saved_notes = dict(self.notes)
         w.editor.document().setModified(False)
         w.settings.add_recent(str(path))
         w.status.showMessage(f"Saved {path}", 5000)
@@ -293,7 +331,7 @@ class Documents(QObject):
     # ---------------------------------------------------------------- autosave, recovery
     def autosave(self) -> None:
         """Keep the user's text safe in the recovery folder (engine.files.recovery)."""
-        if not self.window.editor.document().isModified():
+        if not self.is_modified():
             return
         from engine.files import recovery
 

@@ -124,6 +124,9 @@ class InspectorPanel(QWidget):
         self.facts: dict[str, str] = {}
         self.node_id = ""
         self.graph = None
+        # The backward pass's node count while paused in it (the status bar's "step 3 of 4"):
+        # the graph counts only the steps run so far. None: the graph's count.
+        self.backward_total: int | None = None
         self.text = QTextBrowser(self)
         self.text.setObjectName("inspectorText")
         self.text.setOpenLinks(False)
@@ -261,7 +264,7 @@ class InspectorPanel(QWidget):
         else:
             rows.append(_row("saved tensors", "none"))
         if a.get("executed"):
-            total = graph.graph.get("backward_steps")
+            total = self.backward_total or graph.graph.get("backward_steps")
             k = (a.get("executed_index") or 0) + 1
             rows.append(_row("last backward", f"ran as step {k}" + (f" of {total}" if total
                                                                       else "")))

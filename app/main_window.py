@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.graph.focus import culprit_node, last_executed
+from engine.graph.focus import last_executed
 from engine.session.events import Status
 
 from . import controller as ctl
@@ -38,11 +38,13 @@ from .console_feed import ConsoleFeed
 from .data_breakpoints import DataBreakpointSwitches
 from .documents import Documents, dropped_file
 from .editor import CodeEditor
+from .fault_focus import FaultFocus
 from .graph_view import GraphView
 from .icons import icon
 from .inspector import InspectorPanel
 from .settings import WindowSettings, app_settings
 from .status_bar import DebugStatusBar
+from .stop_report import StopReport
 from .theme import apply_theme
 
 
@@ -58,7 +60,6 @@ class MainWindow(QMainWindow):
         self.ask_before_discarding = True  # tests and the smoke test close without asking
         self.first_painted_at: float | None = None
         self._shut_down = False
-        self._faults_shown = None  # the Paused event whose culprit was selected
 
         self.controller = ctl.SessionController(self)
         self.editor = CodeEditor(self)
@@ -98,6 +99,8 @@ class MainWindow(QMainWindow):
         self.data_breakpoints = DataBreakpointSwitches(self.controller, self.actions_by_id)
         self.console_feed = ConsoleFeed(self.controller, self.console, self.editor,
                                         self.docks["console"].raise_)
+        self.stop_report = StopReport(self.controller, self.console, self.status)
+        self.fault_focus = FaultFocus(self)
         self.menus, self.recent_menu, self.panels_menu = build_menus(self)
         self.toolbar = build_toolbar(self)
         self._connect()
@@ -275,6 +278,8 @@ class MainWindow(QMainWindow):
             return
         if graph is not None and position is not None and position.backward_step:
             executing = last_executed(graph)
+        step = getattr(position, "backward_step", None)
+        self.inspector.backward_total = step[1] if step else None  # as the status bar counts
         self.graph_view.show_graph(graph, snapshot.layout, executing=executing)
         if self.inspector.node_id and graph is not None:
             self.inspector.show_node(self.graph_view.shown_graph, self.inspector.node_id)
@@ -282,15 +287,8 @@ class MainWindow(QMainWindow):
         pause = snapshot.pause if position is not None else None
         self.documents.show_note(position.line if position is not None else None,
                                  getattr(pause, "reason", None))
-        if pause is not None and pause is not self._faults_shown and graph is not None:
-            # A data breakpoint's culprit (the op that made a NaN, the tensor holding it) is
-            # selected in the graph, so the inspector shows it.
-            # Marked shown once selected: a graph that comes before the culprit is drawn (the
-            # worker's state and graph may arrive apart) tries again with the next one.
-            culprit = culprit_node(graph, getattr(pause, "culprits", ()))
-            if culprit is not None and self.graph_view.select(culprit):
-                self._faults_shown = pause
-                self.docks["inspector"].raise_()
+        # A data breakpoint's culprit, a runtime error's node: selected, the inspector shows it
+        self.fault_focus.show(snapshot, graph)
         self.builder.refresh()
         self._update_actions()
 
@@ -315,7 +313,7 @@ class MainWindow(QMainWindow):
 
     def update_title(self) -> None:
         self.setWindowTitle(f"{self.documents.title}[*] — gradstep")
-        self.setWindowModified(self.editor.document().isModified())
+        self.setWindowModified(self.documents.is_modified())
 
     def _apply_theme(self, dark: bool) -> None:
         app = QApplication.instance()

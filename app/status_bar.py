@@ -57,6 +57,38 @@ def reason_text(reason: str | None) -> str:
     return reason
 
 
+def place_text(line, iteration) -> str:
+    """``line 7 (iteration 12)``: where a run ended, the iteration counted from 1 as in
+    ``position_text``; ``""`` without a line."""
+    if line is None:
+        return ""
+    return f"line {line}" + (f" (iteration {iteration + 1})" if iteration is not None else "")
+
+
+def stop_place(timeline) -> tuple[int | None, int | None]:
+    """(line, iteration) of the last point a stopped run reached: where it stopped."""
+    for point in reversed(timeline or ()):
+        if getattr(point, "line", None) is not None:
+            return point.line, point.iteration
+    return None, None
+
+
+def ended_text(snapshot) -> str | None:
+    """The state of a run that ended at a line: ``Error at line 7 (iteration 4)``, ``Stopped
+    at line 9 (iteration 12)``; None for any other state."""
+    session_status = getattr(snapshot.session, "status", None)
+    if snapshot.status == Status.FAILED and snapshot.error is not None:
+        event = snapshot.error
+        point = getattr(event, "point", None)
+        line = getattr(event.error, "line", None) or getattr(point, "line", None)
+        where = place_text(line, getattr(point, "iteration", None))
+        return f"Error at {where}" if where else "Error"
+    if snapshot.status == Status.FINISHED and session_status == Status.STOPPED:
+        where = place_text(*stop_place(snapshot.timeline))
+        return f"Stopped at {where}" if where else "Stopped"
+    return None
+
+
 def counters_text(counters) -> str:
     if counters is None:
         return ""
@@ -78,6 +110,7 @@ class DebugStatusBar(QStatusBar):
         self.counters = QLabel(self)
         self.counters.setObjectName("statusCounters")
         self.counters.setToolTip("How many times backward(), zero_grad() and optimizer.step() ran")
+        self.stop_note: str | None = None  # "Stopped at line 3" after Stop ended a long call
         self.addWidget(self.state)
         self.addWidget(self.position)
         self.addWidget(self.reason, 1)
@@ -85,10 +118,8 @@ class DebugStatusBar(QStatusBar):
 
     def show_snapshot(self, snapshot) -> None:
         status = snapshot.status
-        text = _STATE_TEXT.get(status, status)
-        session_status = getattr(snapshot.session, "status", None)
-        if status == Status.FINISHED and session_status == Status.STOPPED:
-            text = "Stopped"
+        note = self.stop_note if status != Status.RUNNING else None
+        text = ended_text(snapshot) or note or _STATE_TEXT.get(status, status)
         self.state.setText(text)
         colour = _STATE_COLOUR.get(status)
         self.state.setStyleSheet(f"color: {colour}" if colour else "")

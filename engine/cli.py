@@ -8,10 +8,13 @@ PyTorch (``engine.record``) runs nothing: it reports the recorded graph (PyTorch
 counts), each iteration's loss and each parameter's gradient norm (``engine/record/report.py``).
 
 ``gradstep export FILE --dot OUT | --trace OUT`` runs it and writes the graph as Graphviz DOT or
-the session's events as a JSON trace.
+the session's events as a JSON trace; a recording's ``--dot`` is its recorded graph (it has no
+events to trace).
 
 Exit codes: 0 ok, 1 the script failed (``FILE:LINE:COL: kind: message`` on stderr, column
-1-based, then the explanation), 2 usage error, missing or malformed file, 130 Ctrl+C. A run
+1-based, then the explanation), 2 usage error, missing or malformed file (``gradstep nosuch``:
+"no such file or command", before any window), 130 Ctrl+C, 141 stdout's reader left
+(``gradstep run ... | head``: quietly, no traceback). A run
 that goes on for seconds says so on stderr (statements so far, and the limit that ends it).
 """
 
@@ -31,6 +34,7 @@ EXIT_OK = 0
 EXIT_SCRIPT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # as a shell reports a command ended by Ctrl+C
+EXIT_BROKEN_PIPE = 141  # as a shell reports a command its pipe's reader left (SIGPIPE)
 
 BREAK_CHOICES = ("nan", "inf", "backward", "zero_grad", "step")
 # A progress bar is worth drawing only for runs of at least this many iterations.
@@ -423,7 +427,10 @@ def _command_export(args, out: TextIO, err: TextIO) -> int:
     from .files import write_atomic
     from .session import TraceRecorder
 
-    session = _session(args.file)
+    graph_file = _graph_file(args.file)
+    if graph_file.recorded is not None:
+        return _export_recording(graph_file, args, err)
+    session = _session(args.file, graph_file)
     recorder = TraceRecorder()
     session.subscribe(recorder)
     session.continue_()
@@ -448,6 +455,59 @@ def _command_export(args, out: TextIO, err: TextIO) -> int:
         _print_error(session, args.file, err)
         return EXIT_SCRIPT_ERROR
     return EXIT_OK
+
+
+def _export_recording(graph_file, args, err: TextIO) -> int:
+    """A recording from PyTorch runs nothing: ``--dot`` writes its recorded graph; it has no
+    session, so no events for ``--trace``."""
+    from .files import write_atomic
+
+    if args.trace:
+        print("gradstep export: --trace does not apply to a recording from PyTorch (it runs "
+              "no script, so there are no session events); --dot writes its graph", file=err)
+        return EXIT_USAGE
+    from .graph import to_dot
+    from .record import recorded_graph
+
+    try:
+        write_atomic(args.dot, to_dot(recorded_graph(graph_file)).encode("utf-8"))
+    except OSError as e:
+        print(f"gradstep export: {args.dot}: {e.strerror or e}", file=err)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def window_argument_problem(argv: list[str]) -> str | None:
+    """Why ``gradstep ARG`` (the window's command line) cannot mean what was typed: an
+    argument that is neither a command nor a file ("no such file or command: nosuch"), said
+    before a window (or the missing display) gets in the way. None: open the window."""
+    names = [a for a in argv if not a.startswith("-")]
+    if not names or Path(names[0]).exists():
+        return None
+    return f"no such file or command: {names[0]}"
+
+
+def check_window_argument(argv: list[str], err: TextIO | None = None) -> int | None:
+    """``EXIT_USAGE`` (the problem printed) when ``window_argument_problem`` finds one."""
+    problem = window_argument_problem(argv)
+    if problem is None:
+        return None
+    print(f"gradstep: {problem} (commands: {', '.join(COMMANDS)}; gradstep --help)",
+          file=err or sys.stderr)
+    return EXIT_USAGE
+
+
+def _reader_gone() -> int:
+    """stdout's reader went away (``gradstep run ... | head``): stop quietly, as Unix tools do.
+    What is still buffered goes nowhere instead of raising again when Python exits."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file behind stdout (a test's StringIO)
+        pass
+    return EXIT_BROKEN_PIPE
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -476,6 +536,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl+C, which the still-running notes offer: no traceback
         print(f"gradstep {args.command}: interrupted", file=err)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        return _reader_gone()
 
 
 if __name__ == "__main__":

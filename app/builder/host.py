@@ -144,6 +144,11 @@ class BuilderHost(QObject):
             return
         reason = self.blocked_reason()
         self.panel.set_enabled_reason(reason)
+        if reason == RECORDED_REASON:
+            # A recording has no names to build on: the previous script's must not stay listed.
+            from engine.builder.workspace import Workspace
+
+            self.panel.set_workspace(Workspace.empty(), "")
         if reason is None:
             not_run = self.window.controller.snapshot.status == Status.IDLE \
                 and bool(self.window.editor.toPlainText().strip())

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
 from engine.session import panels_model as pm
 
+from ..words import counted
 from .base import Panel
 from .csv_export import save_csv
 from .heatmaps import Heatmaps
@@ -75,8 +76,8 @@ class GradientBufferPanel(Panel):
         reset = [r for r in self.rows if r.note.startswith(("None after", "zeros after"))]
         self.note.setVisible(bool(reset))
         changed = sum(r.changed for r in self.rows)
-        self.status.setText(f"{len(self.rows)} buffers, {changed} changed" if self.rows
-                            else "no .grad buffers yet")
+        self.status.setText(f"{counted(len(self.rows), 'buffer')}, {changed} changed"
+                            if self.rows else "no .grad buffers yet")
         level = pm.heatmap_level(r.grad for r in self.rows)
         self.heatmaps.show_arrays([(r.name, r.grad) for r in self.rows], level)
         self.heatmaps.setToolTip(f"one colour scale for all: −{level:.4g} … +{level:.4g}")
@@ -104,7 +105,7 @@ class GradientBufferPanel(Panel):
             rows = members[group]
             if lazy and not any(r.name == selected for r in rows):
                 parent.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
-                parent.setText(1, f"{len(rows)} buffers")
+                parent.setText(1, counted(len(rows), "buffer"))
                 self._pending[id(parent)] = rows
             else:
                 self._add_rows(parent, rows, selected)

@@ -67,7 +67,8 @@ def load(qtbot, window, source: str, breakpoints=()) -> None:
 
 
 def printed(window) -> list[str]:
-    """The script's output the console shows, one row per print."""
+    """The script's output the console shows, one row per line (prints that leave their line
+    open share a row with the next)."""
     return [e.text.strip("\n") for e in window.console.entries if e.kind == "output"]
 
 
@@ -80,7 +81,6 @@ def expected(window) -> str:
 
 
 def shows_its_moment(window) -> None:
-    # A print(..., end="") and the next are two rows: compare the text they make.
     text = "".join(e.text for e in window.console.entries if e.kind == "output")
     assert text.rstrip("\n") == expected(window)
 
@@ -188,7 +188,7 @@ def test_warnings_and_prints_belong_to_the_points_continue_ran_past(qtbot, windo
     wait_idle(qtbot, window)
     trigger(qtbot, window, "debug.continue")
     assert [e.line for e in window.console.entries if e.kind == "warning"] == list(WARNING_LINES)
-    assert printed(window) == ["after None", " and more"]
+    assert printed(window) == ["after None and more"]
 
 
 def test_the_re_execution_after_a_stop_kill_shows_the_same_moment(monkeypatch, qtbot,
@@ -296,3 +296,52 @@ def test_the_feed_counts_console_lines_as_the_session_keeps_them(prints):
             lines, open_, tail = count_lines(lines, open_, tail, text)
         assert lines == len(session.console)
         assert tail == (session.console[-1] if session.console else "")
+
+
+PARTIAL = """\
+print("x", end="")
+print("y")
+for i in range(3):
+    print(i, end=" ")
+print("!")
+done = 1
+"""
+
+
+def document_rows(window) -> list[str]:
+    """The script's rows as the console's document shows them (one paragraph each)."""
+    return [line for line in window.console.view.toPlainText().split("\n")
+            if not line.startswith(("—", "Script finished"))]
+
+
+def test_prints_that_leave_their_line_open_share_one_row_as_in_a_terminal(qtbot, window):
+    load(qtbot, window, PARTIAL, [2, 4])
+    trigger(qtbot, window, "debug.continue")  # before print("y"): the line is open
+    assert printed(window) == ["x"]
+    trigger(qtbot, window, "debug.step_over")
+    assert printed(window) == ["xy"]
+    trigger(qtbot, window, "debug.step_back")  # the cut falls inside the row
+    assert position(window).line == 2
+    shows_its_moment(window)
+    assert printed(window) == ["x"] and document_rows(window) == ["x  line 1"]
+    trigger(qtbot, window, "debug.continue")  # to line 4, i = 0
+    trigger(qtbot, window, "debug.continue")  # i = 1
+    trigger(qtbot, window, "debug.continue")  # i = 2
+    shows_its_moment(window)
+    assert printed(window) == ["xy", "0 1 "]
+    trigger(qtbot, window, "debug.step_back")  # back past the second print of the row
+    shows_its_moment(window)
+    assert printed(window) == ["xy", "0 "]
+    window.editor.toggle_breakpoint(4)
+    trigger(qtbot, window, "debug.continue")
+    assert status(window) == Status.FINISHED
+    shows_its_moment(window)
+    assert printed(window) == ["xy", "0 1 2 !"]
+    assert document_rows(window) == ["xy  line 1", "0 1 2 !  line 4"]
+    timeline = window.panels["timeline"]
+    qtbot.waitUntil(lambda: len(timeline.points) == len(window.controller.snapshot.timeline))
+    for index in (5, 1, len(timeline.points) - 1, 7):
+        timeline.go_to(index)
+        wait_idle(qtbot, window)
+        shows_its_moment(window)
+        assert printed(window) == [row for row in expected(window).split("\n") if row]

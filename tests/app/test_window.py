@@ -174,8 +174,13 @@ def test_stop_ends_a_runaway_loop(qtbot, make_window, tmp_path):
     window.actions_by_id["debug.stop"].trigger()
     wait_idle(qtbot, window, timeout=10000)
     assert status(window) == Status.FINISHED
-    assert window.status.state.text() == "Stopped"
     assert window.controller.session.status == "stopped"
+    # where it stopped: the loop's last statement reached, in the iteration it was in
+    last = window.controller.snapshot.timeline[-1]
+    assert last.line in (2, 3) and last.iteration is not None
+    where = f"line {last.line} (iteration {last.iteration + 1})"
+    assert window.status.state.text() == f"Stopped at {where}"
+    assert window.console.text().endswith(f"Stopped at {where}.")
 
 
 # ------------------------------------------------------------------------------------ editor

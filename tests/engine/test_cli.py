@@ -315,3 +315,69 @@ def test_ctrl_c_ends_the_run_with_a_line_not_a_traceback(script, capsys, monkeyp
     monkeypatch.setattr(cli, "_drive", interrupted)
     assert main(["run", script(SEED_DEMO)]) == cli.EXIT_INTERRUPTED
     assert capsys.readouterr().err == "gradstep run: interrupted\n"
+
+
+def test_a_reader_that_leaves_early_ends_the_run_quietly(script):
+    """``gradstep run ... | head``: the pipe's reader is gone; no BrokenPipeError traceback."""
+    import os
+
+    path = script("import torch\nfor i in range(2000):\n    print('line', i)\n")
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first write: every write fails
+    try:
+        done = subprocess.run([sys.executable, "-m", "engine.cli", "run", path],
+                              stdout=write_end, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                              timeout=300)
+    finally:
+        os.close(write_end)
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+    assert done.returncode == 141
+
+
+@pytest.mark.parametrize("argv", [["nosuch"], ["--smoke-test", "nosuch.gstep"]])
+def test_a_mistyped_command_or_missing_file_is_said_before_any_window(argv, capsys):
+    import io
+
+    from engine.cli import EXIT_USAGE, check_window_argument
+
+    err = io.StringIO()
+    assert check_window_argument(argv, err) == EXIT_USAGE
+    name = argv[-1]
+    assert err.getvalue().startswith(f"gradstep: no such file or command: {name} ")
+
+
+def test_gradstep_with_a_mistyped_command_says_so_and_opens_no_window():
+    """The real entry point (``python -m app``): exit 2 with the message, and Qt never loads."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, app.__main__ as m; code = m.main(['nosuch']); "
+         "print('PySide6' in sys.modules); sys.exit(code)"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("gradstep: no such file or command: nosuch "), done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def test_the_window_opens_for_an_existing_file_or_no_argument(script):
+    from engine.cli import window_argument_problem
+
+    assert window_argument_problem([script(SEED_DEMO)]) is None
+    assert window_argument_problem([]) is None
+    assert window_argument_problem(["--smoke-test"]) is None
+
+
+def test_export_dot_of_a_recording_writes_its_recorded_graph(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    import engine.record as record
+
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    loss = (x.exp() * 3).sum()
+    path = tmp_path / "rec.gstep"
+    record.record_backward(loss, path, names={"x": x, "loss": loss})
+    out = tmp_path / "rec.dot"
+    assert main(["export", str(path), "--dot", str(out)]) == 0, capsys.readouterr().err
+    text = out.read_text()
+    for node in ("ExpBackward0", "MulBackward0", "SumBackward0", "AccumulateGrad"):
+        assert node in text
+    assert main(["export", str(path), "--trace", str(tmp_path / "t.json")]) == 2
+    assert "--trace does not apply to a recording" in capsys.readouterr().err
