@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from engine.session import panels_model as pm
 
+from ..words import counted
 from .base import Panel
 from .csv_export import save_csv
 from .heatmaps import Heatmaps
@@ -194,10 +195,10 @@ class TimelinePanel(Panel):
         self.where.setText(self._describe(self.current) if n else "no pauses yet")
         counters = getattr(snap, "counters", None)
         if counters is not None:
-            self.status.setText(f"{n} points · backward {counters.backward} · zero_grad "
+            self.status.setText(f"{counted(n, 'point')} · backward {counters.backward} · zero_grad "
                                 f"{counters.zero_grad} · step {counters.step}")
         else:
-            self.status.setText(f"{n} points")
+            self.status.setText(counted(n, "point"))
 
     def _describe(self, index: int | None) -> str:
         if index is None or not 0 <= index < len(self.points):

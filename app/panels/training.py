@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from engine.session import panels_model as pm
 from engine.session.panels_model.training import FIRST_ITERATION, LEGEND_ENTRIES, ranked
 
+from ..words import counted
 from .base import Panel
 from .csv_export import save_csv
 from .hub import panels_hub
@@ -215,7 +216,7 @@ class TrainingPlotsPanel(Panel):
         self._set("norm", self.norm_plot, norms)
         self._set("ratio", self.ratio_plot, ratios)
         last = f", loss {loss[-1]:.5g}" if len(loss) and np.isfinite(loss[-1]) else ""
-        self.status.setText(f"{len(loss)} iterations{last}" if len(loss) else
+        self.status.setText(f"{counted(len(loss), 'iteration')}{last}" if len(loss) else
                             "no backward() yet")
         return True
 

@@ -125,7 +125,7 @@ def _walk(qtbot, window, seen, kind, state_keys):
                        for key in state_keys)
     _go_to(qtbot, window, _iteration_start(window, 0))  # back to iteration 1: its values again
     _check_iteration(window, 0, seen)
-    assert window.panels["training"].status.text().startswith("1 iterations")
+    assert window.panels["training"].status.text().startswith("1 iteration,")
 
 
 def test_adam_replay_fills_every_panel(qtbot, make_window, adam_run):
