@@ -97,8 +97,11 @@ from .legacy_types import (
 )
 from .tensor import Size, Tensor, device
 from .tensor_format import set_printoptions
+from .torch_version import TorchVersion as _TorchVersion
+from .version import __version__ as _release
 
-__version__ = "2.13.0+gradstep"
+# tutorials print it: the release the engine twins, spelled as PyTorch's CPU build (version.py)
+__version__ = _TorchVersion(_release)
 
 
 def detach_(input):

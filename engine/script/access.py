@@ -32,13 +32,14 @@ from .safety import (
     DENIED_VALUE_ATTRS,
     NODE_ATTRS,
     NUMPY_ATTRS,
+    SETTABLE_MODULE_FLAGS,
     TENSOR_SETTABLE,
     check_callable,
     is_engine_type,
 )
 from .screening import PASS, ScreeningMixin
 from .specials import container_method
-from .underscore import plain_script_object, read_underscore
+from .underscore import may_write_underscore, read_underscore, remember_written
 
 _RISKY = frozenset({int, bool, str, bytes, bytearray, list, tuple})
 _NESTED = (list, tuple, dict, set, frozenset)
@@ -157,7 +158,18 @@ class AccessMixin(ScreeningMixin):
 
     def _attr_proxy(self, obj, name, node):
         """A module's attribute (also ``from module import name``)."""
+        flags = self._module_flags
+        if flags and (obj._name, name) in flags:
+            return flags[obj._name, name]  # set by this run (_set_module_flag)
         return self._screen(obj._lookup(name, node), node)
+
+    def _set_module_flag(self, proxy, name, value, node):
+        """``torch.backends.cudnn.deterministic = True``: kept for the run, read back as set."""
+        setter = SETTABLE_MODULE_FLAGS[proxy._name, name]
+        if type(value) is not bool:
+            raise self._runtime(RuntimeError(
+                f"{setter} expects a bool, but got {type(value).__name__}"), node)
+        self._module_flags[proxy._name, name] = value
 
     def _attr_super(self, obj, name, node):
         return self._attr_generic(super(obj._owner, obj._obj), name, node)
@@ -212,12 +224,15 @@ class AccessMixin(ScreeningMixin):
         return self._attr_generic(obj, name, node)
 
     def _setattr(self, obj, name, value, node):
-        if name[0] == "_" and (name[1:2] == "_" or not plain_script_object(self, obj)):
+        own = name[0] == "_"
+        if own and not may_write_underscore(self, obj, name):
             # the few readable ones (net._modules) are never assigned; the script's own objects'
-            # single-underscore names are theirs (self._cache = {})
-            raise forbidden(f"attribute '{name}' cannot be assigned: names starting with '_' are "
-                            "internal", node)
+            # single-underscore names are theirs (self._cache = {}), but for the engine's
+            raise forbidden(f"attribute '{name}' cannot be assigned: {_internal(self, obj, name)}",
+                            node)
         t = type(obj)
+        if t is ModuleProxy and (obj._name, name) in SETTABLE_MODULE_FLAGS:
+            return self._set_module_flag(obj, name, value, node)
         if t is Tensor or isinstance(obj, Tensor):
             if name not in TENSOR_SETTABLE:
                 raise forbidden(f"a tensor's '{name}' cannot be set (only requires_grad, grad and "
@@ -231,6 +246,8 @@ class AccessMixin(ScreeningMixin):
                 f"cannot set attributes of {_describe(obj)}: only objects of the script's own "
                 "classes (and nn.Module instances) can be changed", node)
         self._native(setattr, (obj, name, value), None, node)
+        if own:
+            remember_written(self, obj, name)
 
     def _is_module(self, t) -> bool:
         known = self._module_types.get(t)
@@ -281,14 +298,16 @@ class AccessMixin(ScreeningMixin):
         elif kind is ast.Attribute:
             obj = self._eval(target.value, act)
             name = target.attr
-            if name[0] == "_" and (name[1:2] == "_" or not plain_script_object(self, obj)):
+            if name[0] == "_" and not may_write_underscore(self, obj, name):
                 # the few readable ones (net._modules) are never deleted
-                raise forbidden(f"attribute '{name}' cannot be deleted: names starting with '_' "
-                                "are internal", target)
+                raise forbidden(f"attribute '{name}' cannot be deleted: "
+                                f"{_internal(self, obj, name)}", target)
             if not (type(obj) in self._script_classes or obj in self._script_classes
                     or self._is_module(type(obj))):
                 raise forbidden(f"cannot delete attributes of {_describe(obj)}", target)
             self._native(delattr, (obj, name), None, target)
+            if name[0] == "_":
+                remember_written(self, obj, name, deleted=True)
         else:
             for elt in target.elts:
                 self._delete(elt, act)
@@ -576,9 +595,20 @@ class AccessMixin(ScreeningMixin):
         cls, obj = args
         if cls not in self._script_classes:
             raise forbidden("super() works with the script's own classes", node)
-        if not isinstance(obj, cls):
+        if not (isinstance(obj, cls) or isinstance(obj, type) and issubclass(obj, cls)):
+            # super(B, cls) in a classmethod: obj a subclass
             raise TypeError("super(type, obj): obj must be an instance or subtype of type")
         return SuperProxy(cls, obj)
+
+
+def _internal(interp, obj, name: str) -> str:
+    """Why ``obj.<name>`` may not be written, for the refusal's message."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    if name[1:2] != "_" and cls in interp._script_classes:
+        base = next(c for c in cls.__mro__ if c not in interp._script_classes)
+        return (f"the engine's {base.__name__} base uses it (a name of the script's own starting "
+                "with '_' may be set; pick another)")
+    return "names starting with '_' are internal"
 
 
 def _describe(obj) -> str:

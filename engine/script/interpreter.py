@@ -36,6 +36,7 @@ from .memory import MemoryMeter
 from .numpy_subset import numpy_module
 from .objects import Builtin
 from .pause import Frame, Pause
+from .reflection import script_getattr, script_hasattr, script_setattr
 from .scopes import Activation
 from .screening import SEQUENCE_MEMORY_LOOK
 from .specials import (
@@ -64,6 +65,8 @@ _EXCEPTIONS = (
     Exception, ArithmeticError, AssertionError, AttributeError, IndexError, KeyError, LookupError,
     NameError, NotImplementedError, OverflowError, RuntimeError, StopIteration, TypeError,
     ValueError, ZeroDivisionError,
+    # the warning classes (warnings.warn(..., FutureWarning), warnings.simplefilter(...))
+    Warning, UserWarning, DeprecationWarning, FutureWarning, RuntimeWarning,
 )
 
 
@@ -122,6 +125,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
         self._script_classes = weakref.WeakSet()
         # {script class: the single-underscore names its body defined} (underscore.script_owned)
         self._class_own_names = weakref.WeakKeyDictionary()
+        # {id(object): (weakref, {name: value})}: the single-underscore names the script set on
+        # objects of its classes with engine bases (underscore.remember_written)
+        self._own_attrs: dict = {}
         self._super_builtin = Builtin("super", _no_super)
         self._child = None
         self._driver = None
@@ -247,6 +253,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
     # -- running -----------------------------------------------------------------------------------
     def _reset(self) -> None:
         self.output = []
+        self._module_flags: dict = {}  # {(module, name): bool} the run set (safety.py)
         self._output_chars = 0
         self._count = 0
         self._depth = 0
@@ -451,12 +458,16 @@ class Interpreter(StatementsMixin, ExpressionsMixin, AccessMixin):
             "abs": abs, "min": min, "max": max, "sum": sum, "round": round,
             "enumerate": enumerate, "zip": zip, "list": list, "tuple": tuple, "dict": dict,
             "set": set, "sorted": sorted, "reversed": reversed, "isinstance": isinstance,
+            "issubclass": issubclass,
             "any": any, "all": all, "map": map, "filter": filter, "pow": pow, "divmod": divmod,
             "iter": iter, "next": next, "repr": repr, "staticmethod": staticmethod,
             "classmethod": classmethod, "property": property, "super": self._super_builtin,
             "print": Builtin("print", self._print), "type": Builtin("type", _type_of),
             "dir": Builtin("dir", lambda *a: script_dir(self, *a)), "id": Builtin("id", id),
             "hash": Builtin("hash", self._hash), "callable": callable,
+            "getattr": Builtin("getattr", lambda *a: script_getattr(self, *a)),
+            "hasattr": Builtin("hasattr", lambda *a: script_hasattr(self, *a)),
+            "setattr": Builtin("setattr", lambda *a: script_setattr(self, *a)),
             # ``class A(object):`` of older tutorials; the class's attributes stay refused
             # (access.AccessMixin._attr_class), and so its dunder walks
             "object": object, "__name__": "__main__",

@@ -38,6 +38,7 @@ ENGINE_MODULES = {
     "torch.backends.cudnn": "engine.backends.cudnn",
     "torch.distributions": "engine.distributions",
     "torch.linalg": "engine.linalg",  # reached once the engine has it (ModuleNotFoundError before)
+    "torch.version": "engine.version",  # torch.version.cuda: None, as on a CPU build
 }
 _SCRIPT_NAME = {real: name for name, real in ENGINE_MODULES.items()}
 
@@ -89,7 +90,7 @@ NATIVE_FUNCTION_MODULES = ("builtins", "numpy", "math")
 # The standard modules a script may import (engine/script/stdlib/ builds what each one gives).
 STDLIB_MODULES = ("math", "random", "collections", "itertools", "functools", "operator", "copy",
                   "string", "typing", "dataclasses", "enum", "__future__", "time", "timeit",
-                  "statistics", "matplotlib", "matplotlib.pyplot")
+                  "statistics", "pprint", "warnings", "matplotlib", "matplotlib.pyplot")
 # matplotlib is gradstep's stand-in (engine/plots/): pyplot's figures go to the Plots panel.
 PLOT_MODULES = ("matplotlib", "matplotlib.pyplot")
 

@@ -239,6 +239,7 @@ def numpy_module(limits: Limits, seed: int, memory=None) -> ModuleProxy:
     exports["eye"] = sized(np.eye, _eye_len)
     exports["random"] = _random_module(sized, seed, lambda n, dtype: _check_result(
         limits, room, n, dtype))
+    exports["__version__"] = np.__version__  # printed next to torch.__version__ (underscore.py)
     return ModuleProxy("numpy", exports=exports)
 
 

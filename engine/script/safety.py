@@ -62,6 +62,9 @@ NODE_SAVED_PREFIX = "_saved_"
 # public attribute: a builtin's slot wrapper (``[].__mul__``) is refused by the screening.
 DATA_MODEL_METHODS = CLASS_DUNDERS - {"__init__", "__post_init__", "__format__", "__round__"}
 
+# ``torch.__version__``, ``torch.version.__version__``: of the engine's modules, a string.
+MODULE_VERSION_ATTR = "__version__"
+
 # The public API of a namedtuple (of the script's collections.namedtuple classes only), although
 # it starts with an underscore.
 NAMEDTUPLE_ATTRS = frozenset({"_fields", "_field_defaults", "_asdict", "_replace", "_make"})
@@ -69,7 +72,8 @@ NAMEDTUPLE_ATTRS = frozenset({"_fields", "_field_defaults", "_asdict", "_replace
 # Every underscore attribute the checker lets through to the run-time checks (``__init__``: of
 # ``super()``, the script's classes and nn.Module classes only).
 READABLE_UNDERSCORE_ATTRS = (READABLE_DUNDER_ATTRS | MODULE_STORE_ATTRS | DATA_MODEL_METHODS
-                             | NAMEDTUPLE_ATTRS | {CLASS_ATTR, TENSOR_VERSION_ATTR, "__init__"})
+                             | NAMEDTUPLE_ATTRS | {CLASS_ATTR, TENSOR_VERSION_ATTR, "__init__",
+                                                   MODULE_VERSION_ATTR})
 
 
 def may_read_underscore(name: str) -> bool:
@@ -109,7 +113,8 @@ _DENIED_BUILTINS = frozenset(
     id(v) for k, v in vars(builtins).items()
     if k not in {"int", "float", "bool", "str", "list", "tuple", "dict", "set", "frozenset",
                  "complex", "range", "slice", "abs", "min", "max", "sum", "round", "len", "repr",
-                 "isinstance", "enumerate", "zip", "map", "filter", "sorted", "reversed", "any",
+                 "isinstance", "issubclass", "enumerate", "zip", "map", "filter", "sorted",
+                 "reversed", "any",
                  "all", "pow", "divmod", "iter", "next", "True", "False", "None", "Ellipsis",
                  "NotImplemented", "chr", "ord", "hash", "callable", "bytes"}
     and not (isinstance(v, type) and issubclass(v, BaseException))
@@ -144,6 +149,17 @@ NODE_ATTRS = frozenset({"name", "next_functions", "metadata", "register_hook", "
 # PyTorch); the script may also set and read its own attributes on it (``ctx.constant = 2``).
 CTX_ATTRS = frozenset({"save_for_backward", "saved_tensors", "needs_input_grad", "mark_dirty",
                        "mark_non_differentiable", "set_materialize_grads"})
+
+# Module-level flags a script may set (``torch.backends.cudnn.deterministic = True``, the
+# reproducibility lines of tutorials): {(module, name): PyTorch's setter's name}. The value is a
+# bool, as PyTorch's setters insist, and lives in the run (``Interpreter._module_flags``), never
+# in the engine's module, which every run shares.
+SETTABLE_MODULE_FLAGS = {
+    ("torch.backends.cudnn", "enabled"): "set_enabled_cudnn",
+    ("torch.backends.cudnn", "benchmark"): "set_benchmark_cudnn",
+    ("torch.backends.cudnn", "deterministic"): "set_deterministic_cudnn",
+    ("torch.backends.cudnn", "allow_tf32"): "set_allow_tf32_cudnn",
+}
 
 # Tensor attributes a script may assign (``w.grad = None``, ``x.requires_grad = True``).
 TENSOR_SETTABLE = frozenset({"requires_grad", "grad", "data"})
@@ -183,7 +199,12 @@ SCRIPT_FACING = {
     "engine.script.numpy_rng": ("Generator",),
     "engine.script.stdlib.random_": ("ScriptRandom",),
     "engine.script.stdlib.functools_": ("Partial", "LruCache"),
+    "engine.script.stdlib.warnings_": ("CatchWarnings",),
 }
+
+# The interpreter's own context managers a ``with`` statement may enter (besides the engine's and
+# the script's classes): {module: class names}.
+SCRIPT_CONTEXTS = {"engine.script.stdlib.warnings_": ("CatchWarnings",)}
 
 
 def check_callable(value, node=None) -> None:

@@ -17,7 +17,7 @@ from .generators import GeneratorGreenlet
 from .modules import ENGINE_MODULES, STDLIB_MODULES, engine_module, proxy_for
 from .objects import ScriptFunction
 from .pause import Pause
-from .safety import CLASS_DUNDERS, is_engine_type
+from .safety import CLASS_DUNDERS, SCRIPT_CONTEXTS, is_engine_type
 from .scopes import Activation
 
 BREAK = "break"
@@ -304,7 +304,8 @@ class StatementsMixin:
         if known is None:
             # the engine's (grad modes, anomaly detection) and the script's own classes';
             # Python's would reach files
-            known = (is_engine_type(t) or t in self._script_classes) and hasattr(
+            known = (is_engine_type(t) or t in self._script_classes
+                     or t.__qualname__ in SCRIPT_CONTEXTS.get(t.__module__, ())) and hasattr(
                 t, "__enter__") and hasattr(t, "__exit__")
             if len(self._context_types) > 10_000:
                 self._context_types.clear()
@@ -380,7 +381,8 @@ class StatementsMixin:
             if not self._may_derive_from(base):
                 raise forbidden(
                     "a script class can derive from nn.Module, optim.Optimizer, "
-                    "autograd.Function, utils.data's Dataset, IterableDataset and Sampler, enum's "
+                    "optim.lr_scheduler.LRScheduler, autograd.Function, utils.data's Dataset, "
+                    "IterableDataset and Sampler, enum's "
                     "Enum classes, Python's exceptions or another class of the script, not from "
                     f"{getattr(base, '__name__', type(base).__name__)}", node)
         meta = _metaclass_of(bases)
@@ -496,7 +498,7 @@ class StatementsMixin:
 
 _STDLIB = frozenset(STDLIB_MODULES)
 _ENGINE_BASES = frozenset({"Module", "Optimizer", "Function", "Dataset", "IterableDataset",
-                           "Sampler"})
+                           "Sampler", "LRScheduler"})  # a warm-up schedule's get_lr()
 
 
 def _enum_bases() -> tuple:

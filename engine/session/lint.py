@@ -4,7 +4,10 @@
   before the previous step (a forgotten ``zero_grad()``, seed 000's mistake).
 - ``nonleaf_grad``: ``.grad`` of a non-leaf read without ``retain_grad()`` (PyTorch's own warning,
   captured while the statement ran).
-- ``disconnected_param``: a trained parameter whose ``.grad`` is still None after ``backward()``.
+- ``disconnected_param``: a trained parameter whose ``.grad`` is still None after ``backward()``:
+  one an optimizer holds, or one of a module that took part in that backward (some of its
+  parameters got a gradient). A module built only to be shown, in no optimizer and not in the
+  loss, is not being trained, and stays quiet.
 - ``detach_cuts_path``: a ``.detach()`` or ``.data`` whose result flows into the tensor that
   ``backward()`` is called on, when some parameter then got no gradient (static dataflow on the
   AST, confirmed by the runtime check so that detached targets and logging stay quiet).
@@ -16,7 +19,7 @@ import ast
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .state import named_tensors, parameters_of
+from .. import naming
 
 
 @dataclass(frozen=True)
@@ -298,13 +301,16 @@ class Linter:
     # -- after a backward pass --------------------------------------------------------------------
     def backward_finished(self, names: Mapping, line: int | None) -> list[LintWarning]:
         """Parameters whose .grad is still None: disconnected from the loss."""
-        params = parameters_of(names)
+        walked = naming.walk(names)
+        params = trained_parameters(walked)
         cuts = [c for c in self.path_cuts if line is None or c.backward_line == line]
         if cuts:
-            # With a cut on the path, a plain leaf that requires grad is likely meant to learn too.
-            for name, t in named_tensors(names).items():
-                if t.grad_fn is None and t.requires_grad:
-                    params.setdefault(name, t)
+            # With a cut on the path, a plain leaf that requires grad is likely meant to learn too
+            # (a module's parameters are decided above).
+            for e in walked.tensors:
+                t = e.tensor
+                if not e.parameter and t.grad_fn is None and t.requires_grad:
+                    params.setdefault(e.name, t)
         out = []
         for name, t in params.items():
             if t._grad is not None or not t.requires_grad:
@@ -331,3 +337,29 @@ class Linter:
                 if w is not None:
                     out.append(w)
         return out
+
+
+def trained_parameters(walked) -> dict:
+    """Display name -> parameter, of the parameters a backward is meant to train: those an
+    optimizer holds, and those of a top-level module some of whose parameters hold a gradient
+    (it took part in the loss). A module that is in no optimizer and got no gradient at all is
+    only being shown (a demo layer printed before the real model is trained)."""
+    held = {id(p) for entry in walked.optimizers
+            for group in walked.param_groups(entry.optimizer) for p in naming.group_params(group)}
+    roots = _module_roots(walked)
+    in_play = {roots[e.group] for e in walked.tensors
+               if e.parameter and e.group in roots and e.tensor._grad is not None}
+    return {e.name: e.tensor for e in walked.tensors if e.parameter and (
+        id(e.tensor) in held or (e.group in roots and roots[e.group] in in_play))}
+
+
+def _module_roots(walked) -> dict:
+    """Module name -> the name of the top-level module it belongs to (``model.fc1`` -> ``model``);
+    the walk reaches a module before its children."""
+    roots: dict = {}
+    for name, _module in walked.modules:
+        parent = name.rpartition(".")[0]
+        while parent and parent not in roots:
+            parent = parent.rpartition(".")[0]
+        roots[name] = roots[parent] if parent else name
+    return roots

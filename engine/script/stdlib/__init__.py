@@ -23,7 +23,7 @@ STDLIB = {
     "itertools": "itertools_", "functools": "functools_", "operator": "operator_",
     "copy": "copy_", "string": "string_", "typing": "typing_", "dataclasses": "dataclasses_",
     "enum": "enum_", "__future__": "future_", "time": "time_", "timeit": "timeit_",
-    "statistics": "statistics_",
+    "statistics": "statistics_", "pprint": "pprint_", "warnings": "warnings_",
     "matplotlib": "matplotlib_", "matplotlib.pyplot": "pyplot_",  # engine/plots/ draws them
 }
 

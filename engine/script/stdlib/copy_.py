@@ -7,17 +7,23 @@ from __future__ import annotations
 import copy
 
 from ..errors import limit
+from ..underscore import remember_copies
 
 
 def build(interp) -> dict:
+    # the '_' names the script set on an object are its own on the copy too (underscore.py)
     def copy_(x):
-        return copy.copy(x)
+        out = copy.copy(x)
+        remember_copies(interp, {id(x): out})
+        return out
 
     def deepcopy(x, memo=None):
+        memo = {} if memo is None else memo
         try:
             out = copy.deepcopy(x, memo)
         except RecursionError:
             raise limit("copy.deepcopy: the structure is nested too deeply") from None
+        remember_copies(interp, memo)
         interp._memory.check_process(interp._current_stmt())
         return out
 

@@ -47,6 +47,7 @@ class TrainingHistory:
         self.update_ratios: dict[int, _Series] = {}  # id(tensor) -> (iteration, ‖Δw‖/‖w‖)
         self.version = 0
         self._refs: dict[int, weakref.ref] = {}
+        self._names: dict[int, str] = {}  # id(tensor) -> the display name learned (learn_names)
         self._written: list = []
 
     @classmethod
@@ -100,16 +101,44 @@ class TrainingHistory:
             self._refs[id(t)] = weakref.ref(t)
             self.grad_norms.pop(id(t), None)
             self.update_ratios.pop(id(t), None)
+            self._names.pop(id(t), None)
         series = table.get(id(t))
         if series is None:
             series = table[id(t)] = _Series()
         return series
 
+    def learn_names(self, names: Mapping[int, str]) -> bool:
+        """Keep the display names ``names`` (``names_by_id`` of the live names) gives the
+        curves' tensors: a model's parameters are named by the naming walk
+        (``model.blocks.0.sa.proj.weight``) once at a point where the model is bound, and keep
+        that name when the curves are drawn or told with the names of a point before it
+        existed (the start of a run). ``version`` grows when a name changes, so the curves are
+        told again; returns whether one did."""
+        changed = False
+        for key in (*self.grad_norms, *self.update_ratios):
+            name = names.get(key)
+            if name is not None and self._names.get(key) != name and self._alive(key):
+                self._names[key] = name
+                changed = True
+        if changed:
+            self.version += 1
+        return changed
+
+    def unnamed(self, names: Mapping[int, str]) -> bool:
+        """Whether some live tensor of the curves has no name, in ``names`` or learned."""
+        return any(key not in names and key not in self._names and self._alive(key)
+                   for key in (*self.grad_norms, *self.update_ratios))
+
+    def _alive(self, key) -> bool:
+        ref = self._refs.get(key)
+        return ref is not None and ref() is not None
+
     def series(self, table, names: Mapping[int, str]) -> dict[str, tuple]:
         """``table`` (grad_norms or update_ratios) as display name -> (x, y) arrays.
 
-        ``names`` maps ``id(tensor)`` to display names (``names_by_id``); tensors it does not
-        know (a name rebound since) are called ``param 1``, ``param 2``, ... A history made by
+        ``names`` maps ``id(tensor)`` to display names (``names_by_id``); a tensor it does not
+        know keeps the name it was last known by (``learn_names``), unless a tensor named now
+        has it; the others are called ``param 1``, ``param 2``, ... A history made by
         ``from_series`` is keyed by display name already.
         """
         out = {}
@@ -124,7 +153,10 @@ class TrainingHistory:
             ref = self._refs.get(key)
             if not data.xs or ref is None or ref() is None:
                 continue
-            out[names.get(key) or f"param {k + 1}"] = data.arrays()
+            label = names.get(key) or self._names.get(key)
+            if label is None or label in out:
+                label = f"param {k + 1}"
+            out[label] = data.arrays()
         return out
 
 

@@ -19,6 +19,37 @@ SMALL = Limits(max_statements=200_000, max_tensor_elements=1_000_000, max_total_
                max_output=100_000)
 
 SNIPPETS = {
+    "warnings": """
+import warnings
+warnings.filterwarnings('ignore')
+warnings.simplefilter('ignore', category=FutureWarning)
+with warnings.catch_warnings():
+    warnings.simplefilter('ignore')
+    x = 1
+try:
+    warnings.filterwarnings('sometimes')
+except AssertionError as e:
+    print('AssertionError', e)
+try:
+    warnings.warn('careful', int)
+except TypeError as e:
+    print('TypeError', e)
+print(issubclass(FutureWarning, Warning), issubclass(UserWarning, Warning), x)
+""",
+    "pprint": """
+from pprint import pprint, pformat
+import pprint as pp_module
+import torch
+from torch import nn
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1))
+pprint(model.state_dict())
+nested = {'layers': [{'name': 'fc%d' % i, 'shape': (i, i + 1)} for i in range(6)], 'lr': 0.1}
+pprint(nested, width=40)
+pp_module.pp({'b': 1, 'a': [1, 2]})
+text = pformat(nested, indent=4, compact=True)
+print(len(text), text.count('\\n'))
+""",
     "math": """
 import math
 print(math.pi, math.e, math.tau, math.inf)
@@ -299,6 +330,11 @@ RUNAWAY = {
     "timeit number": "import timeit\ntimeit.timeit(lambda: 1, number=10**9)",
     "accumulate products": "import itertools, operator\n"
                            "list(itertools.accumulate([10**100] * 1000, operator.mul))",
+    "pprint indentation": "import pprint\na = [0]\nfor i in range(150):\n    a = [a, 1]\n"
+                          "pprint.pformat(a, indent=16, width=1)",
+    "pprint of a shared structure": "import pprint\na = [0]\nfor i in range(40):\n"
+                                    "    a = [a, a]\npprint.pprint(a)",
+    "pprint indent argument": "import pprint\npprint.pformat([1], indent=10**9)",
 }
 
 

@@ -123,6 +123,93 @@ class B(A):
         return super().__len__() + 1
 print(len(B()), B().__len__())
 """,
+    "module_own_names": """
+import copy
+import torch
+from torch import nn
+torch.manual_seed(0)
+class Net(nn.Module):
+    _made = 0
+    _scale = None
+    def __init__(self, hidden):
+        super().__init__()
+        self._hidden = hidden
+        self._cache = {}
+        self._scale = 2.0
+        self._fc = nn.Linear(3, hidden)
+        self.register_buffer('_mask', torch.ones(hidden))
+        Net._made += 1
+    def forward(self, x):
+        out = self._fc(x) * self._mask * self._scale
+        self._cache['last'] = out.detach()
+        return out
+net = Net(2)
+y = net(torch.ones(1, 3))
+print(net._hidden, sorted(net._cache), Net._made, net._scale)
+print([n for n, _ in net.named_parameters()])
+print(list(net.state_dict()), net)
+net._hidden += 1
+del net._cache
+twin = copy.deepcopy(net)
+print(twin._hidden, twin._fc is not net._fc, twin._mask.equal(net._mask), Net._made)
+print(copy.copy(net)._hidden, y)
+""",
+    "module_own_names_unset": """
+import torch
+from torch import nn
+class Net(nn.Module):
+    def __init__(self):
+        self._early = 1  # before Module.__init__: a plain value is allowed, as in PyTorch
+        super().__init__()
+print(Net()._early)
+try:
+    Net()._never_set
+except AttributeError as e:
+    print('AttributeError', e)
+""",
+    "init_spellings": """
+import torch
+from torch import nn
+class Point(object):
+    def __init__(self, x):
+        object.__init__(self)
+        self.x = x
+class Point3(Point):
+    def __init__(self, x, z):
+        super(Point3, self).__init__(x)
+        self.z = z
+class Net(nn.Module):
+    def __init__(self):
+        super(Net, self).__init__()
+        self.fc = nn.Linear(2, 1)
+class Deeper(Net):
+    def __init__(self):
+        super(self.__class__, self).__init__()
+class Maker:
+    @classmethod
+    def make(cls):
+        return cls()
+class Made(Maker):
+    @classmethod
+    def make(cls):
+        return super(Made, cls).make()
+p = Point3(1, 2)
+print(p.x, p.z, Deeper(), type(Made.make()).__name__)
+try:
+    object.__init__(p, 3)
+except TypeError as e:
+    print('TypeError', e)
+""",
+    "torch_version": """
+import torch
+print(torch.__version__, torch.version.__version__, torch.version.cuda, torch.version.hip)
+print(torch.__version__ >= '2.0', torch.__version__ > '2.2', torch.__version__ < (3, 0),
+      torch.__version__ == '2.13.0+cpu', torch.__version__ != '2.13.0', torch.version.debug)
+print(torch.__version__.split('+')[0], int(torch.__version__.split('.')[0]) >= 2)
+print(type(torch.__version__), type(torch.version.__version__))
+import numpy as np
+print(np.__version__)
+""",
 }
 
 
@@ -199,13 +286,18 @@ class Net(nn.Module):
         return 1
     def go(self):
         self._cache = 1
+    def spoil(self):
+        self._buffers = {}
 """
 
 
 @pytest.mark.parametrize("line", [
     "Net()._forward_hooks",  # a method of the script's class, shadowed by the engine's state
-    "Net().go()",  # a Module subclass's instance state is the engine's: not set through '_'
     "del Net()._forward_hooks",
+    "Net().spoil()",  # Module.__init__'s state: never the script's
+    "n = Net(); n._training = 1; n._non_persistent_buffers_set = set()",
+    "Net._version = 2",  # defined by the engine's Module class
+    "n = Net(); n.go(); n._cache = 2; del n._cache; del n._parameters",
 ])
 def test_module_subclass_state_stays_the_engine_s(line):
     err = error_of(SCRIPT_MODULE + line + "\n")
@@ -222,3 +314,23 @@ def test_refused(line):
 def test_refusal_says_where_the_name_is_readable():
     err = error_of(PRELUDE + "t._modules\n")
     assert "nn.Module" in err.message
+
+
+def test_module_subclass_names_of_the_script_are_its_own():
+    # set, read, changed, deleted; the refusal of a deleted one is Python's AttributeError
+    out = run(SCRIPT_MODULE + "n = Net()\nn.go()\nn._cache += 1\nprint(n._cache)\n"
+              "del n._cache\ntry:\n    n._cache\nexcept AttributeError:\n    print('gone')\n")
+    assert out.split() == ["2", "gone"]
+
+
+def test_a_name_the_engine_sets_after_the_script_is_the_engine_s():
+    # the script set it first, the engine's __init__ replaced it: the engine's value stays hidden
+    err = error_of("import torch.nn as nn\nclass A(nn.MultiheadAttention):\n"
+                   "    def __init__(self):\n        self._qkv_same_embed_dim = 5\n"
+                   "        super().__init__(4, 2)\nA()._qkv_same_embed_dim\n")
+    assert err.kind == "forbidden" and err.line == 6
+
+
+def test_refusal_of_an_engine_name_says_which_base_uses_it():
+    err = error_of(SCRIPT_MODULE + "Net().spoil()\n")
+    assert "Module" in err.message and "pick another" in err.message
