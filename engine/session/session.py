@@ -43,7 +43,8 @@ from .diff import compute_diff
 from .events import EventPublisher, Position, SessionEvent, Status
 from .explain import explain
 from .lint import Linter, LintWarning
-from .state import capture, named_tensors, non_finite, visible_names
+from .nan_watch import NanWatch
+from .state import capture, named_tensors, visible_names
 from .timeline import BACKWARD, ERROR, STEP, WARNING, ZERO_GRAD, Timeline, TimelinePoint
 
 # Continue and run-to-end record a point at every statement they pass until the timeline has
@@ -586,7 +587,8 @@ class Session(EventPublisher):
         self._calls_cache: StatementCalls | None = None
         self._stmt_counts: dict = {}  # stmt -> _may_count(stmt), for this run's statements
         self._linter_sync_due = False  # a statement began: sync the linter before it reads
-        self._nonfinite_known: set = set()
+        self._nan_watch = NanWatch()  # where NaNs appeared and what only carried them on
+        self._ran = None  # the pause before the current one (its statement just ran)
         self._clear_since()
 
     def _clear_since(self) -> None:
@@ -750,6 +752,7 @@ class Session(EventPublisher):
                 return None
         self._handle_warnings(caught, prev)
         self._raw_count += 1
+        self._ran = prev
         self._pause = pause
         self._names_cache = None
         self._walk_cache = None
@@ -917,12 +920,12 @@ class Session(EventPublisher):
             step = data["step"]
             self._backward_steps.append(step)
             self._steps_since.append(step)
-            if breaks.nan and not self._nan_reported_in_backward:
-                bad = [g for g in step.grads_out if g is not None and non_finite(np.asarray(g))]
-                if bad:
-                    self._nan_reported_in_backward = True
-                    self._set_break(f"NaN/Inf in the gradient computed by {step.node.name()}",
-                                    ("op", step.node.name()))
+            # the watch sees every step: a carried gradient must be known as one
+            if breaks.nan and self._nan_watch.backward_step(step) \
+                    and not self._nan_reported_in_backward:
+                self._nan_reported_in_backward = True
+                self._set_break(f"NaN/Inf in the gradient computed by {step.node.name()}",
+                                ("op", step.node.name()))
         elif kind == engine_events.BACKWARD_FINISHED:
             for lint in self.linter.backward_finished(self._names(), line):
                 self._warned(lint)
@@ -946,12 +949,13 @@ class Session(EventPublisher):
         elif kind == engine_events.OPTIMIZER_STATE_CHANGED:
             self._markers.add(STEP)
         elif kind == engine_events.OP_RECORDED:
-            if breaks.nan and not self._nan_reported_in_statement:
-                out = data.get("output")
-                if isinstance(out, Tensor) and non_finite(out._data):
-                    self._nan_reported_in_statement = True
-                    self._set_break(f"NaN/Inf produced by {data['node'].name()}",
-                                    ("op", data["node"].name()))
+            out = data.get("output")
+            if breaks.nan and isinstance(out, Tensor) \
+                    and self._nan_watch.op_recorded(data["node"], out) \
+                    and not self._nan_reported_in_statement:
+                self._nan_reported_in_statement = True
+                self._set_break(f"NaN/Inf produced by {data['node'].name()}",
+                                ("op", data["node"].name()))
 
     def _set_break(self, reason: str, culprit: tuple | None = None) -> None:
         if self._pending_break is None:
@@ -1014,17 +1018,12 @@ class Session(EventPublisher):
             return False
 
     def _new_non_finite(self) -> list[str]:
-        """Names (``w``, ``w.grad``) that hold a NaN/Inf now and did not at the last check."""
-        now = set()
-        for entry in self._walked().tensors:
-            name, t = entry.name, entry.tensor
-            if non_finite(t._data):
-                now.add(name)
-            if t._grad is not None and non_finite(t._grad._data):
-                now.add(f"{name}.grad")
-        new = sorted(now - self._nonfinite_known)
-        self._nonfinite_known = now
-        return new
+        """Names (``w``, ``w.grad``) that hold a new NaN/Inf now and did not at the last check
+        (``NanWatch.check``: not one only carried on from a value already seen)."""
+        ran = self._ran
+        return self._nan_watch.check(self._walked().tensors,
+                                     ran.stmt if ran is not None and ran.kind == "statement"
+                                     else None)
 
     def _capture(self):
         p = self._pause

@@ -65,6 +65,9 @@ GRACE_SECONDS = 0.5  # between the polite stop and the kill
 HEADROOM_BYTES = 1 << 30  # address space above the start's and the tensors' budget
 CPU_SECONDS = 3600  # RLIMIT_CPU backstop: CPU seconds a worker may use beyond its start
 _FLUSH_SECONDS = 0.03  # a long command streams its events at this pace
+# Commands that nearly always come to rest within _FLUSH_SECONDS: their Running waits for the
+# rest of their events (one message each way); every other command announces itself at once
+_STEPS = frozenset(("step_over", "step_into", "step_out"))
 _SLOT = struct.Struct("qq")  # (line being run, why the worker ended itself: 1 = memory)
 
 _SIGNAL_WORDS = {
@@ -92,10 +95,11 @@ def death_message(returncode: int | None, line: int | None, memory: bool = False
 
 
 # ==================================================================================== worker side
-def _child_main(fd: int, slot_fd: int, test_hooks: bool) -> None:
+def _child_main(fd: int, control_fd: int, slot_fd: int, test_hooks: bool) -> None:
     """The worker process: warm up, wait for its script, then serve commands until told to exit
     or the window's end of the socket closes."""
     conn = Connection(fd)
+    controls = Connection(control_fd)
     slot = mmap.mmap(slot_fd, _SLOT.size)
     # Import what every run needs before the window asks: a spare worker is ready at once.
     import numpy  # noqa: F401
@@ -113,7 +117,7 @@ def _child_main(fd: int, slot_fd: int, test_hooks: bool) -> None:
     if msg[0] != "init":
         os._exit(0)
     _apply_os_limits(msg[1], slot)
-    child = _Child(conn, slot, msg[1], test_hooks)
+    child = _Child(conn, controls, slot, msg[1], test_hooks)
     child.serve()
     os._exit(0)
 
@@ -219,26 +223,31 @@ def _worker_session_class():
         process dies."""
 
         _slot = None
+        _tick = None  # the worker's flush check, at every statement
 
         def _pull(self):
             pause = super()._pull()
             if pause is not None and self._slot is not None:
                 self._slot[0] = pause.stmt.lineno
+                self._tick()
             return pause
 
     return WorkerSession
 
 
 class _Child:
-    """The worker's session and its two threads: main (commands) and control (stop, pause,
-    breakpoints, the message router)."""
+    """The worker's session and its two threads: main (reads and runs the commands) and control
+    (reads stop, pause and the breakpoints from their own socket, applied at once)."""
 
-    def __init__(self, conn: Connection, slot, config: dict, test_hooks: bool) -> None:
+    def __init__(self, conn: Connection, controls: Connection, slot, config: dict,
+                 test_hooks: bool) -> None:
         self.conn = conn
+        self.controls = controls
         self.slot = slot
         self.test_hooks = test_hooks
         self.send_lock = threading.Lock()
-        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self.applied = 0  # control messages applied (a command waits for those sent before it)
+        self.applied_changed = threading.Condition()
         from .told import PanelsTeller
 
         cls = _worker_session_class()
@@ -252,6 +261,7 @@ class _Child:
         # crosses as plain data (PanelsData) just before each event at rest.
         self.panels = PanelsTeller(self.session)
         self.session._slot = memoryview(slot).cast("q")
+        self.session._tick = self._tick
         if config.get("data_breakpoints") is not None:
             self.session.set_data_breakpoints(config["data_breakpoints"])
         self.session.subscribe(self._on_event)
@@ -260,6 +270,7 @@ class _Child:
         self.current: int | None = None
         self.started = self.last_flush = 0.0
         self.pause_asked = self.stop_asked = False
+        self.announce = True  # the running command sends its Running at once (not a step)
         self.replay_reason: str | None = None
         self.graph = None
         # what the window has of the lists it keeps, of the snapshots and of the workspace
@@ -273,13 +284,18 @@ class _Child:
     def serve(self) -> None:
         threading.Thread(target=self._control, name="gradstep-control", daemon=True).start()
         while True:
-            msg = self.jobs.get()
+            try:
+                # read here, not handed over by another thread: one wake-up less per command
+                msg = self.conn.recv()
+            except (EOFError, OSError):
+                os._exit(0)  # the window is gone: nothing here is worth keeping
             tag = msg[0]
             if tag == "exit":
                 return
             try:
                 if tag == "cmd":
-                    self._command(*msg[1:])
+                    self._wait_for_controls(msg[5])
+                    self._command(*msg[1:5])
                 elif tag == "query":
                     self._answer(*msg[1:])
                 elif tag == "replay":
@@ -293,37 +309,47 @@ class _Child:
                 self._send(("done", msg[1], self._take(), self._state(), outcome))
                 self.current = None
 
+    def _wait_for_controls(self, sent: int) -> None:
+        """A breakpoint set before a command is in force when it starts (the two sockets do not
+        keep the order between them)."""
+        if self.applied < sent:
+            with self.applied_changed:
+                self.applied_changed.wait_for(lambda: self.applied >= sent, timeout=5.0)
+
     def _control(self) -> None:
-        session = self.session
         while True:
             try:
-                msg = self.conn.recv()
+                msg = self.controls.recv()
             except (EOFError, OSError):
                 os._exit(0)  # the window is gone: nothing here is worth keeping
-            tag = msg[0]
-            if tag == "stop":
-                # Only the command running now: one that already ended is not stopped (the
-                # window asks again at rest, as a command).
-                self.stop_asked = True
-                if session._busy:
-                    session._stop_requested.set()
-                    interp = session._interp
-                    if interp is not None:
-                        interp.stop()
-            elif tag == "pause":
-                self.pause_asked = True
-                session.pause()
-            elif tag == "bp":
-                session.set_breakpoint(msg[1], msg[2])
-            elif tag == "clear_bp":
-                session.clear_breakpoint(msg[1])
-            elif tag == "data_bp":
-                session.set_data_breakpoints(msg[1])
-            elif tag == "exit":
-                self.jobs.put(msg)
-                return
-            else:
-                self.jobs.put(msg)
+            try:
+                self._apply_control(msg)
+            finally:
+                with self.applied_changed:
+                    self.applied += 1
+                    self.applied_changed.notify_all()
+
+    def _apply_control(self, msg) -> None:
+        session = self.session
+        tag = msg[0]
+        if tag == "stop":
+            # Only the command running now: one that already ended is not stopped (the window
+            # asks again at rest, as a command).
+            self.stop_asked = True
+            if session._busy:
+                session._stop_requested.set()
+                interp = session._interp
+                if interp is not None:
+                    interp.stop()
+        elif tag == "pause":
+            self.pause_asked = True
+            session.pause()
+        elif tag == "bp":
+            session.set_breakpoint(msg[1], msg[2])
+        elif tag == "clear_bp":
+            session.clear_breakpoint(msg[1])
+        elif tag == "data_bp":
+            session.set_data_breakpoints(msg[1])
 
     def _send(self, msg) -> None:
         with self.send_lock:
@@ -346,9 +372,18 @@ class _Child:
         elif isinstance(event, ev.Reset):
             self._curves()
         self.buffer.append(self.snapshots.pack_event(to_wire(event, self.session.source)))
+        self._tick()
+
+    def _tick(self) -> None:
+        """Send what the views have not heard yet (checked at every event and every
+        statement): a step's events once it has run ``_FLUSH_SECONDS``, so a quick one's all go
+        with its ``done``, one message; another command's ``Running`` at once; then the events
+        of a long command at that pace."""
         now = time.perf_counter()
-        if isinstance(event, ev.Running) or (now - self.started > _FLUSH_SECONDS
-                                             and now - self.last_flush > _FLUSH_SECONDS):
+        if not self.buffer or self.muted:
+            return
+        if (self.announce and isinstance(self.buffer[-1], ev.Running)) or (
+                now - self.started > _FLUSH_SECONDS and now - self.last_flush > _FLUSH_SECONDS):
             self.last_flush = now
             self._curves()
             self._send(("events", self.current, self._take()))
@@ -368,6 +403,7 @@ class _Child:
         session = self.session
         self.current = ident
         self.started = self.last_flush = time.perf_counter()
+        self.announce = name not in _STEPS
         outcome: dict = {}
         try:
             if name.startswith("_test_"):
@@ -391,7 +427,8 @@ class _Child:
             and session.timeline[session.position.point_index].reason == "paused")
         outcome.update(raw=session.raw_position, timed=timed,
                        stopped=session.status == Status.STOPPED)
-        if self.buffer:  # the views hear where it stopped before the graph is built
+        if self.buffer and time.perf_counter() - self.started > _FLUSH_SECONDS:
+            # a long command: the views hear where it stopped before the graph is built
             self._send(("events", ident, self._take()))
         state = self._state()
         self._send(("done", ident, self._take(), state, outcome))
@@ -540,11 +577,16 @@ def _repo_root() -> str:
 
 
 _CHILD_CODE = ("import sys; from engine.session.worker import _child_main; "
-               "_child_main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == '1')")
+               "_child_main(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), "
+               "sys.argv[4] == '1')")
+# what goes to the worker's control thread, on its own socket: applied at once, also while a
+# command runs (everything else is read by the worker's main thread, in order)
+_CONTROLS = frozenset(("stop", "pause", "bp", "clear_bp", "data_bp"))
 
 
 class _Process:
-    """One worker process: the socket to it and the page it writes its line into."""
+    """One worker process: its two sockets (commands and what it sends back; controls) and the
+    page it writes its line into."""
 
     def __init__(self, test_hooks: bool = False) -> None:
         import socket
@@ -553,6 +595,8 @@ class _Process:
         self.deliberate = False  # killed by stop(): not a crash
         self.ready = False  # its "ready" message was read (wait_ready)
         ours, theirs = socket.socketpair()
+        control_ours, control_theirs = socket.socketpair()
+        self.controls_sent = 0  # a command waits in the worker until that many were applied
         self._slot_file = tempfile.TemporaryFile()
         self._slot_file.truncate(_SLOT.size)
         self._slot_file.flush()
@@ -561,13 +605,14 @@ class _Process:
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH")
                                     else "")
         env.pop("QT_QPA_PLATFORM", None)
-        fds = (theirs.fileno(), self._slot_file.fileno())
+        fds = (theirs.fileno(), control_theirs.fileno(), self._slot_file.fileno())
         self.popen = subprocess.Popen(
-            [sys.executable, "-c", _CHILD_CODE, str(fds[0]), str(fds[1]),
-             "1" if test_hooks else "0"],
+            [sys.executable, "-c", _CHILD_CODE, *map(str, fds), "1" if test_hooks else "0"],
             pass_fds=fds, env=env, stdin=subprocess.DEVNULL)
         theirs.close()
+        control_theirs.close()
         self.conn = Connection(ours.detach())
+        self.controls = Connection(control_ours.detach())
         self.slot = mmap.mmap(self._slot_file.fileno(), _SLOT.size)
 
     @property
@@ -620,10 +665,11 @@ class _Process:
             except subprocess.TimeoutExpired:
                 self.kill()
                 self.popen.wait(5)
-        try:
-            self.conn.close()
-        except OSError:
-            pass
+        for conn in (self.conn, self.controls):
+            try:
+                conn.close()
+            except OSError:
+                pass
         try:
             self.slot.close()
             self._slot_file.close()
@@ -854,7 +900,13 @@ class RemoteSession(EventPublisher):
             return False
         try:
             with self._send_lock:
-                proc.conn.send(msg)
+                if msg[0] in _CONTROLS:
+                    proc.controls.send(msg)
+                    proc.controls_sent += 1
+                else:
+                    if msg[0] == "cmd":  # the controls sent before it apply to it
+                        msg = (*msg, proc.controls_sent)
+                    proc.conn.send(msg)
             return True
         except (OSError, ValueError):
             return False

@@ -206,6 +206,31 @@ def test_breakpoints_data_breakpoints_and_progress_cross(remote):
     assert s.counters == here.counters
 
 
+ALTERNATING = """\
+total = 0
+for i in range(100):
+    total = total + i
+    total = total - 1
+"""
+
+
+def test_a_breakpoint_set_just_before_a_command_is_in_force_when_it_starts(remote):
+    # Breakpoints reach the worker's control thread on their own socket, commands its main
+    # thread: a command waits there for the controls sent before it.
+    s = remote(ALTERNATING)
+    s.set_breakpoint(3)
+    s.continue_()
+    assert (s.position.line, s.position.iteration) == (3, 0)
+    for _ in range(30):
+        here = s.position
+        other = 4 if here.line == 3 else 3
+        s.clear_breakpoint(here.line)
+        s.set_breakpoint(other)
+        s.continue_()
+        assert (s.position.line, s.position.iteration) == (
+            other, here.iteration + (other == 3))
+
+
 def test_an_error_crosses_with_its_cause_and_explanation(remote):
     s = remote(NON_SCALAR)
     events = _events_of(s, s.continue_)
