@@ -16,14 +16,10 @@ from engine.session.events import Status
 
 
 def running_line(session) -> int | None:
-    """The line a session's worker process is running now, None when not known."""
-    ask = getattr(session, "running_line", None)
-    if callable(ask):
-        return ask()
-    # Until RemoteSession offers running_line(): its process's shared page (worker.py).
-    proc = getattr(session, "_proc", None) if getattr(session, "busy", False) else None
-    line = getattr(proc, "line", None)
-    return line() if callable(line) else None
+    """The line a session's worker process is running now, None when not known (a session in
+    this process has no worker to ask)."""
+    ask = getattr(type(session), "running_line", None)
+    return ask(session) if callable(ask) else None
 
 
 def killed_text(line: int | None, back_at: int | None) -> str:

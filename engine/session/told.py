@@ -11,7 +11,7 @@ curves' new points only.
 
 from __future__ import annotations
 
-from .panels_model import PanelsRecorder, predictions
+from .panels_model import PanelsRecorder, names_by_id, predictions
 from .panels_model.buffers import told_stories
 from .panels_model.optimizer import told_optimizers
 from .state import Snapshot, named_tensors
@@ -20,6 +20,7 @@ from .wire import HistorySender, PanelsData
 
 class PanelsTeller:
     def __init__(self, session) -> None:
+        self.session = session
         self.recorder = PanelsRecorder(lambda: session.counters.backward).attach()
         self.history = HistorySender()
         self.names: dict = {}  # id(tensor) -> display name at the last rest (the curves' names)
@@ -49,6 +50,7 @@ class PanelsTeller:
         asked = tuple(predictions(stmt, live, tensors))
         rec = self.recorder
         with rec.lock:
+            rec.history.learn_names(names)  # the curves keep these names (training.py)
             last = self._last
             steps = dict(self._steps)
             optimizers, told_steps = told_optimizers(live, tensors, rec.steps, self._steps)
@@ -63,6 +65,10 @@ class PanelsTeller:
     def running(self) -> PanelsData | None:
         """The training curves' news while the script runs (None: nothing new)."""
         with self.recorder.lock:
+            history = self.recorder.history
+            if history.unnamed(self.names):  # a model made since the last rest: name its curves
+                self.names = names_by_id(self.session.visible_names())
+            history.learn_names(self.names)
             data = self._curves()
         return None if data is None else PanelsData(history=data)
 

@@ -893,6 +893,12 @@ class RemoteSession(EventPublisher):
     def worker_alive(self) -> bool:
         return self._proc is not None and self._proc.alive()
 
+    def running_line(self) -> int | None:
+        """The line the worker is running now (its shared page), None at rest: what Stop says
+        when it has to end the worker inside one long call."""
+        proc = self._proc
+        return proc.line() if self._busy and proc is not None else None
+
     # ------------------------------------------------------------------ messages
     def _post(self, msg) -> bool:
         proc = self._proc

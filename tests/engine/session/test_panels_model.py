@@ -358,8 +358,6 @@ for step in range(3):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="needs engine/session/told.py to teach the history the "
-                   "names (PanelsTeller.running/at_rest: history.learn_names)")
 def test_a_gpt_model_s_curves_are_told_by_parameter_name():
     # the worker tells the curves while the script runs (the model's names unknown yet) and
     # at its rest: the window must end with named_parameters' names, as 096's GPT shows them
