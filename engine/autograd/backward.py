@@ -20,16 +20,18 @@ __all__ = ["ArrayArithmetic", "BackwardStep", "GradVersions", "backward_steps"]
 
 
 def backward_steps(roots, root_grads, retain_graph: bool = False, capture=None,
-                   accumulate: bool = True, targets=None) -> Iterator[BackwardStep]:
+                   accumulate: bool = True, targets=None,
+                   steps: bool = True) -> Iterator[BackwardStep]:
     """Run the backward pass from ``roots`` (pairs of node and output_nr) one node at a time.
 
     ``capture`` maps ``(node, output_nr)`` to the slots the gradient arriving there is stored in
     (for ``autograd.grad``), ``targets`` are the nodes ``backward(inputs=...)`` must reach: either
     runs only what leads to them. With ``accumulate=False`` leaves' ``.grad`` is left alone.
     Returns (as the generator's value) the list of captured gradients (with their ``versions``).
+    ``steps`` False: a pass to drain, yielding nothing (``scheduler.execute``).
     """
     arith = (ArrayArithmetic if accumulate else _ArraysNoWrite)(root_grads)
-    return execute(roots, root_grads, arith, retain_graph, capture, targets)
+    return execute(roots, root_grads, arith, retain_graph, capture, targets, steps)
 
 
 class GradVersions:

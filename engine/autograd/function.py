@@ -300,6 +300,7 @@ def _apply(cls, args, kwargs):
     ctx.sequence_nr = next(_sequence)
     ctx.num_outputs = 1
     ctx.pre_hooks = None
+    ctx.hooks = None
     ctx.retained = None
     ctx._metadata = None
     is_tensor = tuple(isinstance(a, Tensor) for a in args)

@@ -40,7 +40,10 @@ def _make_roots(tensors, grad_tensors, *, what="output"):
                     "grad can be implicitly created only for real scalar outputs but got "
                     f"{t.dtype}"
                 )
-            garr = np.ones(t._data.shape, dtype=t._data.dtype)
+            shape = t._data.shape
+            # a 0-d one (a loss) made directly: np.ones is a Python function
+            garr = np.array(1, dtype=t._data.dtype) if not shape else np.ones(
+                shape, dtype=t._data.dtype)
         else:
             garr = g._data if isinstance(g, Tensor) else np.asarray(g, dtype=t._data.dtype)
             if garr.shape != t._data.shape:
@@ -88,11 +91,12 @@ def _run(tensors, grad_tensors, *, create_graph, retain_graph, capture=None, inp
         roots, grads = _graph_roots(tensors, grad_tensors)
         targets = None if inputs is None else _targets(inputs)
         gen = _with_events(roots, backward_graph_steps(roots, grads, retain_graph, capture,
-                                                       targets))
+                                                       targets, steps=False))
     else:
         roots, grads = _make_roots(tensors, grad_tensors)
         targets = None if inputs is None else _targets(inputs)
-        gen = _steps(roots, grads, retain_graph=retain_graph, capture=capture, targets=targets)
+        gen = _steps(roots, grads, retain_graph=retain_graph, capture=capture, targets=targets,
+                     steps=False)
     return _drain(gen)
 
 
@@ -104,14 +108,15 @@ def _drain(gen):
         return stop.value
 
 
-def backward_steps(tensors, grad_tensors=None, retain_graph=None, inputs=None):
-    """The backward pass as a generator of ``BackwardStep``s; exhausting it is ``backward()``."""
+def backward_steps(tensors, grad_tensors=None, retain_graph=None, inputs=None, steps=True):
+    """The backward pass as a generator of ``BackwardStep``s; exhausting it is ``backward()``
+    (which passes ``steps=False``: the pass then yields nothing and runs in one go)."""
     tensors = _as_list(tensors)
     grad_tensors = _as_list(grad_tensors)
     roots, grads = _make_roots(tensors, grad_tensors)
     targets = None if inputs is None else _targets(_as_list(inputs))
     return _with_events(roots, _steps(roots, grads, retain_graph=bool(retain_graph),
-                                      targets=targets), tensors)
+                                      targets=targets, steps=steps), tensors)
 
 
 def _with_events(roots, gen, tensors=()):
@@ -154,8 +159,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         _run(_as_list(tensors), _as_list(grad_tensors), create_graph=create_graph,
              retain_graph=retain_graph, inputs=inputs)
         return
-    # deque(maxlen=0) drains the generator in C: no Python loop around the steps.
-    deque(backward_steps(tensors, grad_tensors, retain_graph=retain_graph), maxlen=0)
+    # deque(maxlen=0) drains the generator in C; without steps it runs the pass in one go.
+    deque(backward_steps(tensors, grad_tensors, retain_graph=retain_graph, steps=False), maxlen=0)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

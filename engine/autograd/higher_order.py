@@ -457,8 +457,10 @@ def apply_differentiable(node, grads):
     traced = getattr(node, "apply_traced", None)
     if traced is not None:  # a node with several outputs (UnbindBackward0) does its own
         return traced(grads)
-    g = Traced(grads[0])
     n = len(node.next_functions)
+    if grads[0] is None:  # nothing arrived (a hook returned None for it): nothing flows on
+        return [None] * n
+    g = Traced(grads[0])
     saved = node.saved
     # saved inputs are Tensors (traced, so the graph reaches them) or constants kept as arrays
     args = (None,) * n if not saved else tuple(
@@ -532,9 +534,10 @@ class TracedArithmetic:
 TRACED = TracedArithmetic()
 
 
-def backward_graph_steps(roots, root_grads, retain_graph=True, capture=None, targets=None):
+def backward_graph_steps(roots, root_grads, retain_graph=True, capture=None, targets=None,
+                         steps=True):
     """As ``backward.backward_steps`` (same scheduler, same order, same steps), with gradients as
     Tensors that record their own graph. ``retain_graph`` defaults to True: create_graph implies
     it, as in PyTorch."""
     _install()
-    return execute(roots, root_grads, TRACED, retain_graph, capture, targets)
+    return execute(roots, root_grads, TRACED, retain_graph, capture, targets, steps)

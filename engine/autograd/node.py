@@ -26,7 +26,46 @@ _FREED_MESSAGE = (
 )
 
 
-class Node(metaclass=TorchNamedMeta):
+class NodeHooks:
+    """A node's own hooks, PyTorch's function pre- and post-hooks: ``pre`` hooks get all of the
+    node's incoming gradients at once (``hook(grad_outputs)``), ``post`` hooks what it computed
+    as well (``hook(grad_inputs, grad_outputs)``); a tuple one returns replaces the first
+    argument. The scheduler calls them only when the node runs (engine/autograd/scheduler.py)."""
+
+    __slots__ = ("pre", "post")
+
+    def __init__(self) -> None:
+        self.pre = []
+        self.post = []
+
+
+class _HookMethods:
+    """``grad_fn.register_hook`` / ``register_prehook``, for op nodes and accumulators alike."""
+
+    __slots__ = ()
+
+    def register_hook(self, fn):
+        """Call ``fn(grad_inputs, grad_outputs)`` after this node ran (``grad_inputs``: what it
+        sends each input, ``grad_outputs``: what it received); a returned tuple replaces
+        ``grad_inputs``. Returns a handle whose ``remove()`` takes the hook off."""
+        return _add_node_hook(self, "post", fn)
+
+    def register_prehook(self, fn):
+        """Call ``fn(grad_outputs)`` before this node runs (after the tensor hooks); a returned
+        tuple replaces ``grad_outputs``. Returns a handle whose ``remove()`` takes it off."""
+        return _add_node_hook(self, "pre", fn)
+
+
+def _add_node_hook(node, kind: str, fn):
+    hooks = node.hooks
+    if hooks is None:
+        hooks = node.hooks = NodeHooks()
+    target = getattr(hooks, kind)
+    target.append(fn)
+    return _RemovableHandle(target, fn)
+
+
+class Node(_HookMethods, metaclass=TorchNamedMeta):
     """A backward function: what ``tensor.grad_fn`` returns.
 
     ``next_functions`` holds one ``(node, output_nr)`` pair per input, ``(None, 0)`` for inputs that
@@ -48,6 +87,7 @@ class Node(metaclass=TorchNamedMeta):
         "sequence_nr",
         "num_outputs",
         "pre_hooks",
+        "hooks",
         "retained",
         "_metadata",
         "__weakref__",
@@ -84,6 +124,7 @@ class Node(metaclass=TorchNamedMeta):
         self.sequence_nr = next(_sequence)
         self.num_outputs = 1
         self.pre_hooks = None  # {output_nr: [hook, ...]} from tensor.register_hook on non-leaves
+        self.hooks = None  # NodeHooks: grad_fn.register_prehook / register_hook
         self.retained = None  # {output_nr: weakref to a tensor that retains its grad}
         self._metadata = None  # made on first use: one dict less per op for the GC to track
 
@@ -120,16 +161,6 @@ class Node(metaclass=TorchNamedMeta):
         if self.ans is not None:
             out["result"] = Tensor._wrap(self.ans)
         return out
-
-    def register_hook(self, fn):
-        raise RuntimeError(
-            "register_hook on a grad_fn is not supported by the engine; use tensor hooks")
-
-    def register_prehook(self, fn):
-        hooks = self.pre_hooks if self.pre_hooks is not None else {}
-        hooks.setdefault(0, []).append(fn)
-        self.pre_hooks = hooks
-        return _RemovableHandle(hooks[0], fn)
 
     def release(self) -> None:
         """Free saved values after a backward without ``retain_graph`` (only if there were any)."""
@@ -174,8 +205,12 @@ class Node(metaclass=TorchNamedMeta):
         if self.freed:
             self.check_saved()
         g = grads[0]
-        saved = self.saved
         next_functions = self.next_functions
+        if g is None:
+            # no gradient arrived (a hook returned None for it): none flows on, as PyTorch's
+            # nodes give undefined gradients for an undefined one
+            return [None] * len(next_functions)
+        saved = self.saved
         if saved:
             arrays = []
             for t, version in zip(saved, self.saved_versions):
@@ -311,8 +346,9 @@ def _reduce_to(g, shape, dtype):
         axes = tuple(axes)
         if extra and len(axes) == extra:
             # only leading dimensions summed away (a bias): the sum has the shape already, and is
-            # a new array rather than a view of one (the same values, one call less)
-            g = g.sum(axis=axes)
+            # a new array rather than a view of one (the same values, one call less; the ufunc's
+            # reduce is what ``ndarray.sum`` calls)
+            g = _add_reduce(g, axis=axes)
             if g.shape != shape:
                 g = g.reshape(shape)  # raises numpy's error, as before
         elif axes:
@@ -329,6 +365,7 @@ def _reduce_to(g, shape, dtype):
 
 
 _NODE_CLASSES: dict = {}
+_add_reduce = np.add.reduce
 
 
 def node_class(base: type, node_name: str) -> type:
@@ -445,10 +482,10 @@ class FusedNode(Node):
             f"create_graph=True through {self.op.node_name} is not implemented by the engine")
 
 
-class AccumulateGrad(metaclass=TorchNamedMeta):
+class AccumulateGrad(_HookMethods, metaclass=TorchNamedMeta):
     """The node behind a leaf that requires grad: it adds incoming gradients into ``leaf.grad``."""
 
-    __slots__ = ("variable", "_metadata", "pre_hooks", "__weakref__")
+    __slots__ = ("variable", "_metadata", "pre_hooks", "hooks", "__weakref__")
     _torch_class_name = "AccumulateGrad"  # prints as torch's C++ node type, with no module
 
     op = None
@@ -462,6 +499,7 @@ class AccumulateGrad(metaclass=TorchNamedMeta):
         self.variable = variable
         self._metadata = None  # made on first use (one made per parameter per step otherwise)
         self.pre_hooks = None
+        self.hooks = None
 
     @property
     def metadata(self) -> dict:
@@ -503,4 +541,4 @@ class _RemovableHandle:
 
 RemovableHandle = _RemovableHandle
 
-__all__ = ["Node", "UnbindNode", "AccumulateGrad", "RemovableHandle", "weakref"]
+__all__ = ["Node", "NodeHooks", "UnbindNode", "AccumulateGrad", "RemovableHandle", "weakref"]

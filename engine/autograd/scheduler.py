@@ -128,14 +128,15 @@ _NOTHING_CAPTURED.versions = []
 
 
 def execute(roots, root_grads, arith, retain_graph: bool = False, capture=None,
-            targets=None) -> Iterator[BackwardStep]:
+            targets=None, steps: bool = True) -> Iterator[BackwardStep]:
     """Run the backward pass from ``roots`` (pairs of node and output_nr) one node at a time,
     yielding a ``BackwardStep`` after each executed node.
 
     ``capture`` maps ``(node, output_nr)`` to the slots where the gradient arriving there is
     stored (``autograd.grad``); ``targets`` are the nodes ``backward(inputs=...)`` must reach.
     Either restricts the pass to what leads to them. Returns (as the generator's value) the
-    ``Captured`` gradients.
+    ``Captured`` gradients. With ``steps`` False (``backward()``, which drains the pass) nothing
+    is yielded and a step is made only for the hub's listeners: the whole pass runs in one go.
     """
     deps = _dependencies([fn for fn, _ in roots])
     pending: dict = {}
@@ -201,25 +202,34 @@ def execute(roots, root_grads, arith, retain_graph: bool = False, capture=None,
                 if capture:
                     _capture(fn, grads, capture, captured, arith)  # before its hooks, as PyTorch
                 edges = plan_edges(fn, edges)
+            hooks = fn.hooks  # the node's own pre- and post-hooks (NodeHooks), run after the
+            # tensor pre-hooks and the retain_grad hook, as PyTorch's call_function does
             if fn.__class__ is AccumulateGrad:
                 out = ()
                 if fn.pre_hooks is not None:
                     grads = _run_hooks(fn.pre_hooks.items(), grads, arith)
                 g = grads[0]
-                leaf_writes = ()
-                if g is not None:
-                    leaf = fn.variable
-                    if leaf._hooks:  # a leaf's tensor hooks are its accumulator's pre-hooks
-                        g = _run_hooks(((0, leaf._hooks),), grads, arith)[0]
-                    leaf_writes = arith.accumulate(leaf, g)
+                leaf = fn.variable
+                if leaf._hooks and g is not None:
+                    # a leaf's tensor hooks are its accumulator's pre-hooks
+                    g = _run_hooks(((0, leaf._hooks),), grads, arith)[0]
+                if hooks is not None and hooks.pre:
+                    g = _run_node_prehooks(hooks.pre, (g,), arith)[0]
+                leaf_writes = arith.accumulate(leaf, g) if g is not None else ()
+                if hooks is not None and hooks.post:
+                    _run_node_posthooks(hooks.post, out, (g,), arith)
             else:
                 # tensor pre-hooks, then the retain_grad hook
                 if fn.pre_hooks is not None:
                     grads = _run_hooks(fn.pre_hooks.items(), grads, arith)
                 if fn.retained is not None:
                     _retain(fn, grads, arith)
+                if hooks is not None and hooks.pre:
+                    grads = _run_node_prehooks(hooks.pre, grads, arith)
                 leaf_writes = ()
                 out = fn.apply(grads) if not traced else apply_traced(fn, grads)
+                if hooks is not None and hooks.post:
+                    out = _run_node_posthooks(hooks.post, out, grads, arith)
                 if grad_state.anomaly:
                     _check_anomaly(fn, out if not traced else [_data(g) for g in out])
                 if len(out) == 2 and out[0] is out[1] and out[0] is not None:
@@ -260,9 +270,12 @@ def execute(roots, root_grads, arith, retain_graph: bool = False, capture=None,
                     fn.saved = None
                     fn.ans = None
                     fn.freed = True
+            index += 1
+            if not steps and not hub.active:
+                continue  # nobody reads the step
             # ``BackwardStep(index, fn, grads, out, leaf_writes)``, its fields written here
             step = _new(BackwardStep)
-            step.index = index
+            step.index = index - 1
             step.node = fn
             if traced:
                 step.grads_in = [_data(g) for g in grads]
@@ -272,12 +285,12 @@ def execute(roots, root_grads, arith, retain_graph: bool = False, capture=None,
                 step.grads_in = grads
                 step.grads_out = out
                 step.leaf_writes = leaf_writes
-            index += 1
             if hub.active:
                 hub.emit(BACKWARD_STEP, step=step)
-            grad_state.enabled = prev_enabled
-            yield step
-            grad_state.enabled = mode
+            if steps:
+                grad_state.enabled = prev_enabled
+                yield step
+                grad_state.enabled = mode
     finally:
         grad_state.enabled = prev_enabled
     return captured
@@ -322,6 +335,84 @@ def _run_hooks(hooks_by_output, grads, arith):
             if result is not None:
                 grads[nr] = from_hook(result)
     return grads
+
+
+def _run_node_prehooks(hooks, grads, arith):
+    """PyTorch's function pre-hooks: each gets the node's incoming gradients as a tuple (None
+    where none arrived); a tuple one returns replaces them for the next hook and the node."""
+    to_hook = arith.to_hook
+    given = tuple(None if g is None else to_hook(g) for g in grads)
+    replaced = _call_node_hooks(hooks, (given,))
+    if replaced is None:
+        return grads
+    from_hook = arith.from_hook
+    return [None if r is None else from_hook(r) for r in replaced]
+
+
+def _run_node_posthooks(hooks, out, grads, arith):
+    """PyTorch's post-hooks: each gets ``(grad_inputs, grad_outputs)``, what the node sends
+    along each edge and what it received; a tuple one returns replaces ``grad_inputs``."""
+    to_hook = arith.to_hook
+    sent = tuple(None if g is None else to_hook(g) for g in out)
+    received = tuple(None if g is None else to_hook(g) for g in grads)
+    replaced = _call_node_hooks(hooks, (sent, received))
+    if replaced is None:
+        return out
+    from_hook = arith.from_hook
+    return [None if r is None else from_hook(r) for r in replaced]
+
+
+def _call_node_hooks(hooks, args):
+    """torch's ``_call_hooks``: each hook is called with ``args``; a result other than None
+    replaces ``args[0]`` once it passes ``check_result``. Returns the final ``args[0]`` when a
+    hook replaced it, else None."""
+    current = args[0]
+    replaced = False
+    for hook in list(hooks):
+        result = hook(*args)
+        if result is None or result is current:
+            continue
+        _check_hook_result(current, result, hook)
+        current = result
+        args = (current, *args[1:])
+        replaced = True
+    return current if replaced else None
+
+
+def _check_hook_result(prev, result, hook) -> None:
+    """torch's ``check_result``: a tuple of as many values, each None or a Tensor of the same
+    type and size (a None gradient stays None)."""
+    Tensor = tensor_cls()
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{_tp_name(result)}'")
+    name = getattr(hook, "__name__", None)
+    name = name if isinstance(name, str) else "<unknown>"
+    if len(result) != len(prev):
+        raise RuntimeError(f"hook '{name}' has returned an incorrect number of values (got "
+                           f"{len(result)}, but expected {len(prev)})")
+    for original, value in zip(prev, result):
+        if value is None:
+            continue
+        if original is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
+        if not isinstance(value, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{_tp_name(value)}'")
+        was, got = original._data.dtype, value._data.dtype
+        if was != got:
+            from ..dtypes import tensor_type_name
+
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                               f"{tensor_type_name(was)} got {tensor_type_name(got)})")
+        if original._data.shape != value._data.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+
+
+def _tp_name(value) -> str:
+    """CPython's ``tp_name`` of a value's type, as torch's messages print it."""
+    cls = type(value)
+    if cls.__module__ == "numpy" or cls.__module__.startswith("numpy."):
+        return f"numpy.{cls.__name__}"
+    return cls.__name__
 
 
 def _retain(fn, grads, arith) -> None:

@@ -15,9 +15,10 @@ from ..dtypes import result_type, scalar_type_name
 from ..ops import api
 from ..ops.dispatch import apply
 from ..ops.table import OPS
-from ..tensor import Tensor
+from ..tensor import TENSOR_TYPES, Tensor
 
 _REDUCTIONS = ("none", "mean", "sum")
+_ADDMM, _T, _MSE_LOSS = OPS["addmm"], OPS["t"], OPS["mse_loss"]
 
 
 def _reduction(reduction: str, size_average=None, reduce=None) -> str:
@@ -54,6 +55,16 @@ def linear(input, weight, bias=None):
     input, wrapped in ``ViewBackward0`` nodes for other contiguous input; ``matmul``'s nodes
     then an in-place ``add_`` of the bias (``AddBackward0``) for non-contiguous input; ``matmul``'s
     nodes alone without bias."""
+    tensor_types = TENSOR_TYPES
+    if (bias is not None and input.__class__ in tensor_types
+            and weight.__class__ in tensor_types and bias.__class__ in tensor_types):
+        x, w = input._data, weight._data
+        dt = w.dtype
+        if (x.ndim == 2 and w.ndim == 2 and x.shape[1] == w.shape[1] and x.dtype == dt
+                and bias._data.dtype == dt):
+            # nn.Linear's call: ``addmm(bias, input, weight.t())`` once its checks (dims,
+            # dtypes, shapes) are known to pass
+            return api._mm_apply(_ADDMM, bias, input, apply(_T, weight))
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(
             "both arguments to linear need to be at least 1D, but they are "
@@ -228,6 +239,13 @@ def _weighted_loss(errors, input, weight, reduction):
 def mse_loss(input, target, size_average=None, reduce=None, reduction: str = "mean",
              weight=None):
     """Mean squared error (``MseLossBackward0``; composed ops when ``weight`` is given)."""
+    if (input.__class__ in TENSOR_TYPES and target.__class__ in TENSOR_TYPES
+            and reduction.__class__ is str and reduction in _REDUCTIONS
+            and size_average is None and reduce is None and weight is None):
+        x, y = input._data, target._data
+        if x.shape == y.shape and x.dtype.kind == "f" and y.dtype.kind == "f":
+            # the common call: no warning, broadcast, legacy flag or dtype error can apply
+            return apply(_MSE_LOSS, input, target, reduction=reduction)
     input, target, reduction = _elementwise_loss_args(input, target, size_average, reduce,
                                                       reduction)
     if weight is not None:

@@ -17,11 +17,8 @@ import warnings
 import weakref
 from collections import OrderedDict
 
-import numpy as np
-
-from ..autograd.function import BackwardCFunction, Function
+from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
-from ..autograd.node import AccumulateGrad
 from ..tensor import Tensor
 
 __all__ = ["BackwardHook", "BackwardHookFunction", "RemovableHandle"]
@@ -93,23 +90,7 @@ class BackwardHookFunction(Function):
         if hook is None:
             return args
         result = hook(args)
-        result = args if result is None else tuple(result)
-        if not ctx.__dict__.get("materialize_grads", True):
-            result = _zeros_for_op_nodes(ctx, result)
-        return result
-
-
-def _zeros_for_op_nodes(ctx, grads):
-    """An output that took no gradient sends None on, as in PyTorch; but the engine's op nodes
-    cannot run on None alone (PyTorch's pass undefined gradients through), so those get zeros.
-    Remove once ``engine/autograd`` lets an op node take only None (see docs/internals.md)."""
-    out = []
-    for g, (fn, _), (shape, dtype) in zip(grads, ctx.next_functions, ctx.input_meta):
-        if g is None and fn is not None and not isinstance(fn, (AccumulateGrad,
-                                                                BackwardCFunction)):
-            g = Tensor._wrap(np.zeros(shape, dtype))
-        out.append(g)
-    return tuple(out)
+        return args if result is None else tuple(result)
 
 
 def user_stacklevel() -> int:

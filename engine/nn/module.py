@@ -12,6 +12,10 @@ from ..events import GRAD_ZEROED, hub
 from ..tensor import Tensor, TorchNamedMeta
 from .hooks import RemovableHandle
 from .module_call import (  # noqa: F401  (torch.nn.modules.module's names)
+    _global_backward_hooks,
+    _global_backward_pre_hooks,
+    _global_forward_hooks,
+    _global_forward_pre_hooks,
     call_with_hooks,
     has_global_hooks,
     register_module_backward_hook,
@@ -98,9 +102,11 @@ class Module(metaclass=TorchNamedMeta):
 
     def __call__(self, *args, **kwargs):
         d = self.__dict__
+        # has_global_hooks() inlined: this runs once per module call
         if not (d.get("_forward_hooks") or d.get("_forward_pre_hooks")
                 or d.get("_backward_hooks") or d.get("_backward_pre_hooks")
-                or has_global_hooks()):
+                or _global_forward_hooks or _global_forward_pre_hooks
+                or _global_backward_hooks or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
         return call_with_hooks(self, args, kwargs)
 

@@ -7,7 +7,7 @@ import numpy as np
 from .. import budget as _budget
 from .. import dtypes as _dtypes
 from ..autograd.grad_mode import state as grad_state
-from ..autograd.node import _NODE_CLASSES, FusedNode, Node, _sequence, node_class
+from ..autograd.node import FusedNode, Node, _sequence, node_class
 from ..dtypes import result_type
 from ..events import OP_RECORDED, hub
 from .table import OPS, Op, variadic_rules
@@ -44,45 +44,55 @@ def edge(t):
 
 def apply(op: Op, *args, **params):
     """Run ``op`` on tensors (and Python scalars), returning a tensor that records the op."""
-    # The hot path of every op: plain loops, no helper calls in the common case (same dtypes,
-    # no promotion needed), the result tensor made inline.
+    # The hot path of every op: no helper calls in the common case (one or two arguments, the
+    # tensors of one floating dtype, numbers with them: no promotion), the result made inline.
     Tensor = _Tensor or _tensor_cls()
     tensor_types = _TENSOR_TYPES
-    arrays = []
-    tensors = []
-    needs = False
-    dt = None
-    mixed = False
-    scalar = False
-    for a in args:
-        if a.__class__ in tensor_types:
-            d = a._data
-            arrays.append(d)
-            tensors.append(a)
-            if a._requires_grad:
-                needs = True
+    n = len(args)
+    a = args[0] if n else None
+    if n == 2 and a.__class__ in tensor_types:
+        d = a._data
+        dt = d.dtype
+        b = args[1]
+        c = b.__class__
+        if c in tensor_types:
+            e = b._data
+            fast = (dt.kind == "f" and (e.dtype is dt or e.dtype == dt)
+                    and d.__class__ is np.ndarray and e.__class__ is np.ndarray)
+            if fast:
+                arrays = (d, e)
+                tensors = args
+                needs = a._requires_grad or b._requires_grad
         else:
-            d = a
-            arrays.append(a)
-            tensors.append(None)
-        if d.__class__ is np.ndarray:
-            ddt = d.dtype
-            if dt is None:
-                dt = ddt
-            elif ddt is not dt and ddt != dt:
-                mixed = True
-        else:
-            scalar = True
-    # as ``_needs_promotion``: numpy already computes in PyTorch's result type when all arrays
-    # share a floating dtype (Python scalars are weak, as in PyTorch)
-    if op.promote and (mixed or dt is None or (dt.kind != "f" and (scalar or op.floating))):
-        dt = result_type(*arrays)
-        if op.floating and dt.kind != "f":
-            dt = _dtypes.DEFAULT_FLOAT  # read each time: torch.set_default_dtype changes it
-        arrays = [
-            a.astype(dt, copy=False) if isinstance(a, np.ndarray) else scalar_array(a, dt)
-            for a in arrays
-        ]
+            fast = (c is float or c is int) and dt.kind == "f" and d.__class__ is np.ndarray
+            if fast:
+                arrays = (d, b)
+                tensors = (a, None)
+                needs = a._requires_grad
+    elif n == 1 and a.__class__ in tensor_types:
+        d = a._data
+        fast = d.dtype.kind == "f" and d.__class__ is np.ndarray
+        if fast:
+            arrays = (d,)
+            tensors = args
+            needs = a._requires_grad
+    elif n == 3 and a.__class__ in tensor_types:  # addmm (every nn.Linear call)
+        b, c = args[1], args[2]
+        fast = False
+        if b.__class__ in tensor_types and c.__class__ in tensor_types:
+            d, e, f = a._data, b._data, c._data
+            dt = d.dtype
+            fast = (dt.kind == "f" and (e.dtype is dt or e.dtype == dt)
+                    and (f.dtype is dt or f.dtype == dt) and d.__class__ is np.ndarray
+                    and e.__class__ is np.ndarray and f.__class__ is np.ndarray)
+            if fast:
+                arrays = (d, e, f)
+                tensors = args
+                needs = a._requires_grad or b._requires_grad or c._requires_grad
+    else:
+        fast = False
+    if not fast:
+        arrays, tensors, needs = _gather(op, args, tensor_types)
     if _budget.guard is not None:  # a script's limits: the result's size, before computing it
         _check_result(op, arrays, params)
     try:
@@ -110,6 +120,47 @@ def apply(op: Op, *args, **params):
     if hub.active:
         hub.emit(OP_RECORDED, node=node, output=result)
     return result
+
+
+def _gather(op, args, tensor_types):
+    """``apply``'s arguments past its fast path: (arrays, tensors or None, whether any requires
+    grad), the arrays cast to PyTorch's result type when numpy would compute in another."""
+    arrays = []
+    tensors = []
+    needs = False
+    dt = None
+    mixed = False
+    scalar = False
+    for a in args:
+        if a.__class__ in tensor_types:
+            d = a._data
+            arrays.append(d)
+            tensors.append(a)
+            if a._requires_grad:
+                needs = True
+        else:
+            d = a
+            arrays.append(a)
+            tensors.append(None)
+        if d.__class__ is np.ndarray:
+            ddt = d.dtype
+            if dt is None:
+                dt = ddt
+            elif ddt is not dt and ddt != dt:
+                mixed = True
+        else:
+            scalar = True
+    # numpy already computes in PyTorch's result type when all arrays share a floating dtype
+    # (Python scalars are weak, as in PyTorch): only other mixes are cast
+    if op.promote and (mixed or dt is None or (dt.kind != "f" and (scalar or op.floating))):
+        dt = result_type(*arrays)
+        if op.floating and dt.kind != "f":
+            dt = _dtypes.DEFAULT_FLOAT  # read each time: torch.set_default_dtype changes it
+        arrays = [
+            a.astype(dt, copy=False) if isinstance(a, np.ndarray) else scalar_array(a, dt)
+            for a in arrays
+        ]
+    return arrays, tensors, needs
 
 
 def scalar_array(a, dt):
@@ -205,38 +256,28 @@ def _shape_error(error: ValueError, arrays) -> Exception:
     return error
 
 
-def _needs_promotion(op, arrays) -> bool:
-    """False when numpy already computes in PyTorch's result type: all arrays share one dtype and
-    any Python scalars are of the same or a lower category (numpy treats them as weak, as PyTorch
-    does). Checked first so the common case skips ``result_type``."""
-    dt = None
-    scalar = False
-    for a in arrays:
-        if a.__class__ is np.ndarray:
-            if dt is None:
-                dt = a.dtype
-            elif a.dtype != dt:
-                return True
-        else:
-            scalar = True
-    if dt is None or dt.kind == "f":
-        return dt is None
-    return scalar or op.floating
-
-
 _NO_EDGE = (None, 0)
 _SCALAR_META = ((), None)
 
 
-_SAVE_INDICES: dict = {}
+_OP_NODE_CLASSES: dict = {}  # {row: its node class}: keyed by the row, no tuple made per op
+_SAVE_PLANS: dict = {}
 
 
-def _save_indices(saves: str) -> tuple:
-    """The argument positions a row's ``saves`` names (x, y, z: 0, 1, 2), cached per string."""
-    idx = _SAVE_INDICES.get(saves)
-    if idx is None:
-        idx = _SAVE_INDICES[saves] = tuple(i for i, role in enumerate("xyz") if role in saves)
-    return idx
+def _op_node_class(op):
+    cls = _OP_NODE_CLASSES[op] = node_class(Node, op.node_name)
+    return cls
+
+
+def _save_plan(op) -> tuple:
+    """``((position, mask), ...)`` for the arguments a row's ``saves`` names (x, y, z: 0, 1, 2),
+    ``mask`` the bits of the inputs whose gradient reads it (``save_if``; None: always saved),
+    made once per row."""
+    save_if = op.save_if
+    plan = _SAVE_PLANS[op] = tuple(
+        (i, None if save_if is None else save_if.get(i, -1))
+        for i, role in enumerate("xyz") if role in op.saves)
+    return plan
 
 
 def _record(op, tensors, arrays, params, result, vjps=None):
@@ -302,14 +343,13 @@ def _record(op, tensors, arrays, params, result, vjps=None):
     ans = ans_counter = ans_version = None
     if saves:
         n = len(tensors)
-        sidx = _SAVE_INDICES.get(saves)
-        if sidx is None:
-            sidx = _save_indices(saves)
-        save_if = op.save_if
-        for i in sidx:
+        plan = _SAVE_PLANS.get(op)
+        if plan is None:  # (an empty plan, ``saves="r"``, is kept too)
+            plan = _save_plan(op)
+        for i, mask in plan:
             if i >= n:
                 break
-            if save_if is not None and not save_if.get(i, -1) & req:
+            if mask is not None and not mask & req:
                 continue  # no gradient that reads it will be computed: not saved
             if saved is None:
                 m = n if n < 3 else 3
@@ -327,7 +367,7 @@ def _record(op, tensors, arrays, params, result, vjps=None):
             ans_counter = result._version
             ans_version = ans_counter.value
     # ``Node(...)``, with its fields written here: one Python call less per op
-    node = _new(_NODE_CLASSES.get((Node, op.node_name)) or node_class(Node, op.node_name))
+    node = _new(_OP_NODE_CLASSES.get(op) or _op_node_class(op))
     node.op = op if vjps is None else _VariadicOp(op, vjps)
     node.params = params
     node.next_functions = next_functions
@@ -342,6 +382,7 @@ def _record(op, tensors, arrays, params, result, vjps=None):
     node.sequence_nr = _next_sequence()
     node.num_outputs = 1
     node.pre_hooks = None
+    node.hooks = None
     node.retained = None
     node._metadata = None
     return node

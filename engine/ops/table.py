@@ -27,7 +27,11 @@ A row: ``row(name, node_name, forward, *vjps, saves=..., api=..., note=..., grou
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+from .reduce_order import torch_mean, torch_sum
 
 
 class Op:
@@ -94,7 +98,15 @@ BACKWARD_OPS: dict[str, Op] = {}
 # node.
 
 def _tanh_grad(g, y):
-    if g.__class__ is np.ndarray or not hasattr(g, "fused"):
+    if g.__class__ is np.ndarray:
+        if (y.__class__ is np.ndarray and y.ndim and g.dtype == y.dtype
+                and g.shape == y.shape):  # (0-d math gives numpy scalars: no buffer to reuse)
+            # ``g * (1 - y * y)``, the same operations written into one buffer
+            t = y * y
+            np.subtract(1, t, out=t)
+            return np.multiply(g, t, out=t)
+        return g * (1 - y * y)
+    if not hasattr(g, "fused"):
         return g * (1 - y * y)
     return g.fused(BACKWARD_OPS["tanh_backward"], y)
 
@@ -123,10 +135,31 @@ def _expand_reduced(g, shape, dim, keepdim):
 
 
 def _count(shape, dim):
+    # math.prod of the Python ints of a shape: np.prod's value, without its Python layers
     if dim is None:
-        return int(np.prod(shape))
+        return math.prod(shape)
     dims = dim if isinstance(dim, tuple) else (dim,)
-    return int(np.prod([shape[d] for d in dims]))
+    return math.prod([shape[d] for d in dims])
+
+
+def _mean_all(x, dtype):
+    """torch's CPU mean: its sum (in torch's order, ``reduce_order``), then ``/ count`` in the
+    result's dtype."""
+    if x.__class__ is not np.ndarray or not x.size:
+        return np.mean(x, dtype=dtype)  # numpy's empty-slice warning and nan
+    return torch_mean(x, None, False, dtype)
+
+
+def _np_mean(x, dim, keepdim, dtype):
+    return np.mean(x, axis=dim, keepdims=keepdim, dtype=dtype)  # empty: numpy's nan
+
+
+def _spread_mean(g, shape, count):
+    """``np.broadcast_to(g, shape) / count``: a new dense array; on arrays written straight into
+    it (one call), on create_graph's traced values as the expression itself."""
+    if g.__class__ is np.ndarray:
+        return np.divide(g, count, out=np.empty(shape, g.dtype))
+    return np.broadcast_to(g, shape) / count
 
 
 def _minmax_grad(g, ans, x, dim, keepdim):
@@ -358,27 +391,27 @@ row("where", "WhereBackward0", lambda cond, x, y: np.where(cond, x, y),
 
 # -- reductions ------------------------------------------------------------------------------------
 row("sum", "SumBackward0",
-    lambda x, shape, dtype=None: np.sum(x, dtype=_sum_dtype(x) if dtype is None else dtype),
+    lambda x, shape, dtype=None: torch_sum(x, dtype=_sum_dtype(x) if dtype is None else dtype),
     lambda g, ans, x, shape, dtype=None: np.broadcast_to(g, shape),
     api="torch.sum Tensor.sum", group="Reductions",
     note="expands the scalar grad to the input's shape: every element gets it")
 row("sum_dim", "SumBackward1",
-    lambda x, dim, keepdim, shape, dtype=None: np.sum(
-        x, axis=dim, keepdims=keepdim, dtype=_sum_dtype(x) if dtype is None else dtype),
+    lambda x, dim, keepdim, shape, dtype=None: torch_sum(
+        x, dim, keepdim, dtype=_sum_dtype(x) if dtype is None else dtype),
     lambda g, ans, x, dim, keepdim, shape, dtype=None: _expand_reduced(g, shape, dim, keepdim),
     int_lists=("dim",),
     api="torch.sum Tensor.sum",
     note="expands the grad back over the summed dimensions")
 row("mean", "MeanBackward0",
-    lambda x, shape, dtype=None: np.mean(x, dtype=x.dtype if dtype is None else dtype),
+    lambda x, shape, dtype=None: _mean_all(x, x.dtype if dtype is None else dtype),
     # PyTorch's ``grad.expand(sizes) / numel``: a new dense gradient (dividing first would hand
     # on a broadcast view, which AccumulateGrad copies rather than keeps: a different version)
-    lambda g, ans, x, shape, dtype=None: np.broadcast_to(g, shape) / _count(shape, None),
+    lambda g, ans, x, shape, dtype=None: _spread_mean(g, shape, _count(shape, None)),
     api="torch.mean Tensor.mean", group="Reductions",
     note="expands the grad to the input's shape and divides by the number of elements")
 row("mean_dim", "MeanBackward1",
-    lambda x, dim, keepdim, shape, dtype=None: np.mean(
-        x, axis=dim, keepdims=keepdim, dtype=x.dtype if dtype is None else dtype),
+    lambda x, dim, keepdim, shape, dtype=None: (torch_mean if x.size else _np_mean)(
+        x, dim, keepdim, x.dtype if dtype is None else dtype),
     lambda g, ans, x, dim, keepdim, shape, dtype=None: _expand_reduced(
         g, shape, dim, keepdim) / _count(shape, dim),
     int_lists=("dim",),
@@ -413,17 +446,38 @@ row("log_softmax", "LogSoftmaxBackward0", lambda x, dim: _log_softmax(x, dim),
     note="grad − softmax(x) · Σ grad")
 
 # -- matrix ----------------------------------------------------------------------------------------
+_dot = np.dot
+_SMALL_PRODUCT = 1 << 16  # multiply-adds
+
+
+def _mat(a, b):
+    """``a @ b`` of two matrices. Two small float arrays laid out for BLAS go through ``np.dot``:
+    the same gemm call as matmul's (bit for bit), without matmul's ufunc layers, which cost more
+    than the product of the small matrices a debugger shows (large ones gain nothing, and
+    transposed ones run slower through dot). Anything else (other dtypes, strided or unaligned
+    arrays, where matmul's own loops round otherwise, create_graph's Tensors) is ``@``."""
+    if (a.__class__ is np.ndarray and b.__class__ is np.ndarray and a.ndim == 2 and b.ndim == 2
+            and a.size * b.shape[1] <= _SMALL_PRODUCT):
+        dt = a.dtype
+        if b.dtype == dt and dt.char in "fd" and dt.isnative:
+            fa, fb = a.flags, b.flags
+            if (fa.aligned and fb.aligned and (fa.c_contiguous or fa.f_contiguous)
+                    and (fb.c_contiguous or fb.f_contiguous)):
+                return _dot(a, b)
+    return a @ b
+
+
 def _mm_grad_a(g, ans, a, b, cols=None):
     # PyTorch's mm_mat1_backward: a column-major input gets its gradient column-major too
-    return (b @ g.T).T if cols is not None and cols[0] else g @ b.T
+    return _mat(b, g.T).T if cols is not None and cols[0] else _mat(g, b.T)
 
 
 def _mm_grad_b(g, ans, a, b, cols=None):
-    return (g.T @ a).T if cols is not None and cols[1] else a.T @ g
+    return _mat(g.T, a).T if cols is not None and cols[1] else _mat(a.T, g)
 
 
 # ``cols`` (given only when an input is column-major, e.g. a transposed weight): which inputs are
-row("mm", "MmBackward0", lambda a, b, cols=None: np.matmul(a, b), _mm_grad_a, _mm_grad_b,
+row("mm", "MmBackward0", lambda a, b, cols=None: _mat(a, b), _mm_grad_a, _mm_grad_b,
     saves="xy",
     roles=("self", "mat2"), save_if={0: (1,), 1: (0,)},
     api="torch.tensordot torch.mm Tensor.mm torch.matmul Tensor.matmul Tensor.__matmul__ "
@@ -447,7 +501,7 @@ row("bmm", "BmmBackward0", np.matmul, _matmul_vjp_a, _matmul_vjp_b, saves="xy",
     api="torch.bmm Tensor.bmm torch.matmul Tensor.matmul Tensor.__matmul__ Tensor.__rmatmul__ "
         "torch.einsum",
     note="batch by batch: grad_a = grad @ bᵀ, grad_b = aᵀ @ grad")
-row("addmm", "AddmmBackward0", lambda c, a, b, cols=None: c + a @ b,
+row("addmm", "AddmmBackward0", lambda c, a, b, cols=None: c + _mat(a, b),
     lambda g, ans, c, a, b, cols=None: g, lambda g, ans, c, a, b, cols=None: _mm_grad_a(
         g, ans, a, b, cols),
     lambda g, ans, c, a, b, cols=None: _mm_grad_b(g, ans, a, b, cols), saves="yz",
@@ -834,9 +888,9 @@ def _zero_at(g, index):
 
 def _reduce(loss, reduction):
     if reduction == "mean":
-        return np.mean(loss, dtype=loss.dtype)
+        return _mean_all(loss, loss.dtype)
     if reduction == "sum":
-        return np.sum(loss, dtype=loss.dtype)
+        return torch_sum(loss, dtype=loss.dtype)
     return loss
 
 
