@@ -15,13 +15,16 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem
 
+from engine.tensor_format import format_values
+
 # Node sizes in scene units (pixels at 100 % zoom).
 TENSOR_SIZE = (168.0, 58.0)
 FUNCTION_SIZE = (150.0, 30.0)
 ACCUMULATE_SIZE = (150.0, 26.0)
 GROUP_SIZE = (180.0, 40.0)
 LOD_TEXT = 0.35  # below this zoom, text would be unreadable: draw shapes only
-LOD_DETAIL = 0.6  # below this zoom, only the node's title is drawn
+LOD_DETAIL = 0.6  # below this zoom, only the node's title is drawn (in a big graph)
+SMALL_GRAPH = 60  # nodes: a graph this small keeps its values and grad labels down to LOD_TEXT
 SMALL_TENSOR = 6  # tensors with at most this many elements show their values
 LABEL_POINT_SIZE = 8.0  # an edge's grad label
 LABEL_HEIGHT = 18.0
@@ -48,6 +51,7 @@ class GraphColours:
     accumulate_border: QColor
     group_fill: QColor
     executing: QColor
+    executing_fill: QColor
     covered: QColor
     grad_text: QColor
     selection: QColor
@@ -72,12 +76,33 @@ _COLOURS = {
     "accumulate_border": ("#1b7c83", "#39c5cf"),
     "group_fill": ("#fff1e5", "#3a2a1a"),
     "executing": ("#fb8500", "#ffa657"),
+    "executing_fill": ("#ffd8a8", "#5a3510"),  # the running node is filled, not just outlined
     "covered": ("#e36209", "#f0883e"),
     "grad_text": ("#b35900", "#ffa657"),
     "selection": ("#0969da", "#58a6ff"),
 }
 LIGHT = GraphColours(**{k: QColor(light) for k, (light, _) in _COLOURS.items()})
 DARK = GraphColours(**{k: QColor(dark) for k, (_, dark) in _COLOURS.items()})
+
+
+def edge_carried(attrs: dict) -> bool:
+    """Whether a gradient crossed the edge: its own, or (a folded box's merged edge, whose
+    ``grad`` is None when the members' shapes differ) one of those it stands for."""
+    if attrs.get("grad") is not None:
+        return True
+    return any(g is not None for g in attrs.get("grads") or ())
+
+
+def detail_lod(node_count: int) -> float:
+    """The zoom from which a graph of ``node_count`` boxes draws values and edge labels: a
+    small graph fitted into a small window (0.56 at 1280x720) keeps its teaching content, a
+    big one draws only titles until zoomed in."""
+    return LOD_TEXT if node_count <= SMALL_GRAPH else LOD_DETAIL
+
+
+def _detail_shown(item: QGraphicsItem, lod: float) -> bool:
+    # The view sets its scene's detail_lod for the graph it shows (detail_lod above).
+    return lod >= getattr(item.scene(), "detail_lod", LOD_DETAIL)
 
 
 def tensor_category(attrs: dict) -> str:
@@ -89,17 +114,16 @@ def tensor_category(attrs: dict) -> str:
     return "retains" if attrs.get("retains_grad") else "nonleaf"
 
 
-def format_array(array, *, limit: int = SMALL_TENSOR, precision: int = 4) -> str:
-    """A short rendering of an array for a node or an edge: values when small, else the norm."""
+def format_array(array, *, limit: int = SMALL_TENSOR) -> str:
+    """A short rendering of an array for a node or an edge: values when small (as PyTorch
+    prints them, ``[0.8490, 0.9141]``, on one line), else the norm."""
     if array is None:
         return "None"
     a = np.asarray(array)
     if a.size <= limit:
-        if a.ndim == 0:
-            return np.format_float_positional(a.item(), precision=precision, trim="-") \
-                if np.issubdtype(a.dtype, np.floating) else str(a.item())
-        return np.array2string(a, precision=precision, separator=", ", suppress_small=True,
-                               max_line_width=10_000).replace("\n", "")
+        if a.size == 0:
+            return "[]"
+        return " ".join(line.strip() for line in format_values(a, 0).splitlines())
     # The norm summarises a big tensor on one line; the inspector shows the values.
     with np.errstate(all="ignore"):
         norm = float(np.linalg.norm(a.astype(np.float64).ravel()))
@@ -168,6 +192,31 @@ def far_colour(attrs: dict, c: GraphColours, executing: bool = False) -> QColor:
     if attrs.get("executed"):
         return c.covered
     return fill_and_border(attrs, c)[1]
+
+
+@dataclass(frozen=True)
+class NodeStyle:
+    """How a node's box is drawn: ``halo`` rings the running node, so that it stands apart
+    from the nodes that already ran (their border has the flowed edges' colour)."""
+
+    fill: QColor
+    border: QColor
+    width: float
+    dashed: bool
+    halo: bool
+
+
+def node_style(attrs: dict, c: GraphColours, *, executing: bool = False,
+               selected: bool = False) -> NodeStyle:
+    fill, border, dashed = fill_and_border(attrs, c)
+    width, halo = 1.4, False
+    if executing:
+        fill, border, width, halo = c.executing_fill, c.executing, 3.0, True
+    elif attrs.get("executed"):
+        border, width = c.covered, 2.4
+    if selected:
+        border, width = c.selection, 3.2
+    return NodeStyle(fill, border, width, dashed, halo)
 
 
 _FONTS: dict = {}
@@ -271,19 +320,20 @@ class NodeItem(QGraphicsItem):
         attrs = self.attrs
         kind = attrs.get("kind")
         lod = QStyleOptionGraphicsItem.levelOfDetailFromTransform(painter.worldTransform())
-        fill, border, dashed = fill_and_border(attrs, c)
-        width = 1.4
-        if self.executing:
-            border, width = c.executing, 4.0
-        elif attrs.get("executed"):
-            border, width = c.covered, 2.4
-        if self.isSelected():
-            border, width = c.selection, 3.2
-        pen = QPen(border, width)
-        if dashed:
+        style = node_style(attrs, c, executing=self.executing, selected=self.isSelected())
+        border = style.border
+        if style.halo:
+            # within the item's bounds (4 units around the box), or repaints would leave trails
+            ring = QColor(style.border)
+            ring.setAlpha(120)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(ring)
+            painter.drawRoundedRect(self._rect.adjusted(-4, -4, 4, 4), 8.0, 8.0)
+        pen = QPen(border, style.width)
+        if style.dashed:
             pen.setStyle(Qt.PenStyle.DashLine)
         painter.setPen(pen)
-        painter.setBrush(fill)
+        painter.setBrush(style.fill)
         if lod < LOD_TEXT:
             # Far away: a filled box in the border's colour, no pen, no antialiasing.
             painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
@@ -304,6 +354,11 @@ class NodeItem(QGraphicsItem):
             painter.drawRoundedRect(self._rect.adjusted(-3, -3, 3, 3), radius, radius)
         self._paint_text(painter, lod)
 
+    def rows_at(self, lod: float) -> list[tuple[str, str]]:
+        """The (style, text) rows drawn at zoom ``lod``: all, or the title only."""
+        lines = self._lines
+        return lines if _detail_shown(self, lod) else lines[:1]
+
     def _paint_text(self, painter, lod: float) -> None:
         c = self.colours
         normal, bold = _fonts(painter, 8.5)
@@ -318,7 +373,7 @@ class NodeItem(QGraphicsItem):
                 elided.append(painter.fontMetrics().elidedText(
                     text, Qt.TextElideMode.ElideRight, int(rect.width())))
             self._elided = elided
-        rows = lines if lod >= LOD_DETAIL else lines[:1]
+        rows = self.rows_at(lod)
         row_height = rect.height() / max(1, len(rows))
         align = Qt.AlignmentFlag.AlignVCenter | (
             Qt.AlignmentFlag.AlignLeft if self.attrs.get("kind") in ("tensor", "group")
@@ -468,7 +523,7 @@ class EdgeItem(QGraphicsItem):
     def set_attrs(self, attrs: dict) -> None:
         self.attrs = attrs
         was_carried = getattr(self, "carried", None)
-        self.carried = attrs.get("grad") is not None
+        self.carried = edge_carried(attrs)
         if self.points is not None and was_carried != self.carried:
             self.prepareGeometryChange()
             self._update_bounds()
@@ -488,8 +543,17 @@ class EdgeItem(QGraphicsItem):
     @staticmethod
     def _format_label(attrs: dict) -> str:
         count = attrs.get("count") or 1
-        label = format_array(attrs.get("grad"))
         parts = [g for g in attrs.get("grads") or () if g is not None]
+        if attrs.get("grad") is None:
+            # A folded box's edge stands for several edges whose grads have different shapes
+            # (no one sum): one reads as itself, several as how many and their joint norm.
+            if len(parts) == 1:
+                return format_array(parts[0])
+            with np.errstate(all="ignore"):
+                norm = float(np.sqrt(sum(np.sum(np.square(np.asarray(g, np.float64)))
+                                         for g in parts)))
+            return f"{len(parts)} grads, ‖·‖={norm:.4g}"
+        label = format_array(attrs.get("grad"))
         if count > 1 and len(parts) > 1:
             # t * t: the same tensor was used twice, and its two gradients were summed.
             texts = [format_array(g) for g in parts]
@@ -541,7 +605,7 @@ class EdgeItem(QGraphicsItem):
                 ])
             painter.setBrush(QBrush(colour))
             painter.drawPolygon(head)
-        if self.carried and lod >= LOD_DETAIL:
+        if self.carried and _detail_shown(self, lod):
             painter.setFont(_fonts(painter, LABEL_POINT_SIZE)[0])
             text = self.label_text()
             if self._label_width is None or self._label_width[0] != text:

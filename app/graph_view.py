@@ -41,6 +41,8 @@ from .graph_items import (
     EdgeItem,
     GraphColours,
     NodeItem,
+    detail_lod,
+    edge_carried,
     far_colour,
     node_half,
 )
@@ -404,9 +406,9 @@ LEGEND = (  # (key, label, what it means)
     ("nograd", "requires_grad=False", "not tracked by autograd"),
     ("function", "grad_fn node", "a backward node, e.g. MulBackward0"),
     ("accumulate", "AccumulateGrad", "adds the incoming gradient into a leaf's .grad"),
-    ("executing", "running now", "the backward node that just ran"),
+    ("executing", "running now", "the backward node that just ran: filled and ringed"),
     ("covered", "gradient flowed ◂", "edges that carried a gradient in the last backward (values "
-                                    "on the edges)"),
+                                    "on the edges), and the nodes that already ran (their border)"),
 )
 
 
@@ -455,7 +457,7 @@ class GraphLegend(QWidget):
             "nograd": (c.nograd_fill, c.nograd_border, Qt.PenStyle.DashLine),
             "function": (c.function_fill, c.function_border, Qt.PenStyle.SolidLine),
             "accumulate": (c.accumulate_fill, c.accumulate_border, Qt.PenStyle.SolidLine),
-            "executing": (c.function_fill, c.executing, Qt.PenStyle.SolidLine),
+            "executing": (c.executing_fill, c.executing, Qt.PenStyle.SolidLine),
             "covered": (None, c.covered, Qt.PenStyle.SolidLine),
         }
         row = self.row
@@ -498,6 +500,7 @@ class GraphView(QWidget):
         # The picture is static between states: a linear scan in C++ beats building a BSP tree
         # over 20,000 items on every new graph.
         self.scene.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
+        self.scene.detail_lod = LOD_DETAIL  # the items read it: detail_lod(the shown graph)
         self.canvas = GraphCanvas(self.scene, self)
         self.canvas.zoom_changed.connect(self._zoom_changed)
         self.canvas.node_double_clicked.connect(self._double_clicked)
@@ -529,6 +532,8 @@ class GraphView(QWidget):
         self._decided_groups: set[str] = set()
         self._opened_runs: set[str] = set()
         self._wrap_cache = None
+        self._fold_cache = None  # (structure, groups, runs opened) -> the fold and its layout
+        self._auto_folded = None  # the structure whose groups _auto_fold last looked at
         self._member_box: dict[str, str] = {}  # node inside a folded box -> the box's id
         self._landmarks = None  # (position, text, width) of the names drawn at far zoom
         self._landmark_font = None
@@ -636,6 +641,7 @@ class GraphView(QWidget):
         self.empty_hint.hide()
         view_graph, view_layout = self._folded(graph, layout)
         self.shown_graph = view_graph
+        self.scene.detail_lod = detail_lod(view_graph.number_of_nodes())
         # layout(graph, previous) returns the previous layout itself when the structure is
         # unchanged: then nothing moved, and the groups and positions need no second look.
         same_shape = view_layout is self._layout and bool(self.nodes)
@@ -674,14 +680,26 @@ class GraphView(QWidget):
         wrapped to the view's shape."""
         from engine.graph import fold
         from engine.graph import layout as compute_layout
-        from engine.graph.fold import fold_runs, repeated_runs, run_id, side_by_side
+        from engine.graph.fold import fold_runs, refold, repeated_runs, run_id, side_by_side
+        from engine.graph.layout import STRUCTURE
 
         big = graph.number_of_nodes() > AUTO_FOLD_NODES
-        if big:
-            self._auto_fold(graph)
+        token = graph.graph.get(STRUCTURE)
+        if big and (token is None or token is not self._auto_folded):
+            self._auto_fold(graph)  # (the groups are the structure's: once per structure)
+            self._auto_folded = token
+        key = (token, graph.number_of_nodes(), frozenset(self.folded_groups),
+               frozenset(self._opened_runs))
+        cached = self._fold_cache
+        if token is not None and cached is not None and cached[0] == key:
+            # A replay's next step: the same structure folds into the same boxes and layout.
+            view_graph = refold(graph, cached[1])
+            return view_graph, self._wrapped(view_graph, cached[2])
         view_graph, view_layout = graph, layout
+        folded = None
         if self.folded_groups:
             view_graph, view_layout = fold(graph, self.folded_groups), None
+            folded = view_graph
         if graph.number_of_nodes() > RUN_FOLD_NODES:
             runs = [r for r in repeated_runs(view_graph, MIN_RUN)
                     if run_id(r[0]) not in self._opened_runs]
@@ -696,6 +714,9 @@ class GraphView(QWidget):
                 view_graph, view_layout = fold_runs(view_graph, sets), None
         if view_layout is None:
             view_layout = compute_layout(view_graph)
+        # Only a plain group fold is kept (runs folded after it merge its edges again).
+        self._fold_cache = (key, folded, view_layout) \
+            if folded is not None and view_graph is folded else None
         return view_graph, self._wrapped(view_graph, view_layout)
 
     def _auto_fold(self, graph) -> None:
@@ -781,7 +802,7 @@ class GraphView(QWidget):
         """Place the grad labels that need it, once they are drawn (zoomed in enough to read
         them): a 10,000-node graph opened at fit places none."""
         if (self._drawing or not (self._labels_fresh or self._labels_stale)
-                or self.canvas.zoom() < LOD_DETAIL):
+                or self.canvas.zoom() < self.scene.detail_lod):
             return
         edges = list(self.edges.made.values())
         if self._index is not None and edges:
@@ -825,7 +846,7 @@ class GraphView(QWidget):
         plain, carried = [], []
         edge_attrs = graph.edges
         for line, key in zip(edge_shapes, index.edge_keys):
-            (carried if edge_attrs[key].get("grad") is not None else plain).append(line)
+            (carried if edge_carried(edge_attrs[key]) else plain).append(line)
         for lines, colour in ((plain, c.edge), (carried, c.covered)):
             if lines:
                 # (A list of QLineF: PySide turns a QPolygonF of point pairs back into Python
@@ -1209,6 +1230,7 @@ class GraphView(QWidget):
         self._decided_groups = set(self.folded_groups)
         self._opened_runs = set()
         self._wrap_cache = None
+        self._fold_cache = self._auto_folded = None
         self.fold_button.blockSignals(True)
         self.fold_button.setChecked(False)
         self.fold_button.blockSignals(False)

@@ -14,6 +14,7 @@ from engine.session import panels_model as pm
 _CMAP = pg.colormap.get("CET-D1A")
 
 MAX_HEATMAPS = 24  # heatmaps drawn per grid
+ROW_HEIGHT = 100  # pixels a row of heatmaps needs to be read: only the rows that fit are made
 
 
 class Heatmaps(pg.GraphicsLayoutWidget):
@@ -34,18 +35,21 @@ class Heatmaps(pg.GraphicsLayoutWidget):
         self._layout_key = None  # the titles and shapes the plots were laid out for
         self._bar = None
         self._pending = None  # what to draw once shown (a panel behind another tab waits)
+        self._shown = None  # (items, level) last asked for: a taller grid draws more of them
 
     def show_arrays(self, items: list[tuple[str, np.ndarray | None]], level: float) -> None:
         """Draw ``items`` (title, array or None) on the colour scale [-level, level]."""
-        # A real model has hundreds of buffers and a pyqtgraph plot costs ~0.1 s to lay out:
-        # draw the first few (the table lists them all) so a step stays interactive.
-        items = items[:MAX_HEATMAPS]
+        # A real model has hundreds of buffers and a pyqtgraph plot costs 20-40 ms to lay out:
+        # draw only the rows that fit the grid's height (the table lists them all), so that a
+        # recording's first paint and each step stay interactive; a taller grid draws more.
+        self._shown = (items, level)
         if not self.isVisible():
             # Behind another dock's tab: laying out plots nobody sees would cost every step
             # (and every re-run of the builder) tens of milliseconds. Drawn when shown.
             self._pending = (items, level)
             return
         self._pending = None
+        items = items[:self.fitting()]
         key = tuple((name, None if array is None else array.shape) for name, array in items)
         if key == self._layout_key:
             # The same plots: only the pictures and the scale change (the usual step).
@@ -86,6 +90,21 @@ class Heatmaps(pg.GraphicsLayoutWidget):
             rows = (len(items) + self.columns - 1) // self.columns
             self.addItem(bar, row=0, col=self.columns, rowspan=max(1, rows))
             self._bar = bar
+
+    def fitting(self) -> int:
+        """How many heatmaps the grid's height has room for (at least one row)."""
+        rows = max(1, int(self.height() // ROW_HEIGHT))
+        return min(MAX_HEATMAPS, rows * self.columns)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        shown = getattr(self, "_shown", None)  # (pyqtgraph resizes while it is being built)
+        if shown is None or not self.isVisible():
+            return
+        drawn = len(self._layout_key or ())
+        wanted = min(len(shown[0]), self.fitting())
+        if wanted > drawn:  # (a shorter grid keeps its plots: laying them out again costs)
+            self.show_arrays(*shown)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

@@ -97,6 +97,39 @@ def _fold_all(graph: nx.DiGraph, groups: set) -> nx.DiGraph:
     return out
 
 
+def refold(graph: nx.DiGraph, template: nx.DiGraph) -> nx.DiGraph:
+    """``fold(graph, groups)`` from ``template``, the same fold of a graph with the same
+    structure (the same ``layout.STRUCTURE`` token and node ids: a replay's every step).
+
+    The boxes, their members and the edges' ends are ``template``'s; node and edge attributes
+    (values, grads, executed flags) are ``graph``'s, each merged edge's gradients gathered again
+    from the edges it stands for. No group lookups and no networkx edge checks: a 100,000-node
+    recording's fold costs a copy of its attributes per step instead of 0.4 s.
+    """
+    nodes, succ = graph._node, graph._succ
+    out = _copy_of_graph_dict(graph)
+    made = {n: dict(nodes[n]) if n in nodes else dict(attrs)
+            for n, attrs in template._node.items()}
+    adj: dict = {n: {} for n in made}
+    pred: dict = {n: {} for n in made}
+    for a, neighbours in template._succ.items():
+        row = succ.get(a)
+        for b, attrs in neighbours.items():
+            kept = row is not None and b in row
+            if kept:
+                edge = dict(row[b])
+            else:  # a merged edge: what its member edges carry now
+                merged: dict = {}
+                for u, v in attrs["folded"]:
+                    _into_group(merged, a, b, u, v, succ[u][v])
+                edge = merged[a, b]
+            adj[a][b] = edge
+            pred[b][a] = edge
+    # (a new graph's own dicts, before anything read them: networkx caches its views lazily)
+    out._node, out._adj, out._succ, out._pred = made, adj, adj, pred
+    return out
+
+
 def _move_edges(graph: nx.DiGraph, out: nx.DiGraph, owner_of: dict, add_moved) -> None:
     """Copy ``graph``'s edges into ``out`` with each end moved to the box that holds it
     (``owner_of``); edges inside one box disappear, ``add_moved(moved, a, b, u, v, attrs)``
@@ -169,17 +202,16 @@ def repeated_runs(graph: nx.DiGraph, min_length: int = 4) -> list[Run]:
     op."""
     runs = repeated_blocks(graph, min_length)
     taken = {n for run in runs for n in run}
-    nodes = graph.nodes
     succ, pred = graph._succ, graph._pred
-
-    def key(node_id):
-        attrs = nodes[node_id]
-        if attrs.get("kind") != "function" or node_id in taken:
-            return None
-        return attrs.get("label"), attrs.get("group")
+    # each node's key once, in one pass over the plain dicts: a 100,000-node graph asks ~3
+    # times per node, and networkx's node view costs a call each time
+    keys = {n: (a.get("label"), a.get("group"))
+            if a.get("kind") == "function" and n not in taken else None
+            for n, a in graph._node.items()}
+    key = keys.__getitem__
 
     seen = set()
-    for node_id in graph.nodes:
+    for node_id in keys:
         if node_id in seen:
             continue
         k = key(node_id)

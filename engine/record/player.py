@@ -106,7 +106,7 @@ class RecordedSession(EventPublisher):
         summary = meta.get("gradstep.record") if isinstance(meta, dict) else None
         # the recorder's per-iteration summary (loss, grad_norms): norms of grads too large to keep
         self.summaries: list = list((summary or {}).get("iterations") or [])
-        self._replay_optimizers: tuple | None = None
+        self._replay_optimizers: dict[int, tuple] = {}  # iteration -> its optimizers
         self.filename = filename
         self.source = ""
         self.iteration_count = len(self.recorded.iterations)
@@ -319,7 +319,9 @@ class RecordedSession(EventPublisher):
                 stories[name] = BufferState(None, (Contribution(backward, backward, rec.grad),),
                                             True, note=f"recorded: the .grad torch's backward() "
                                             f"left in iteration {at}")
-        return ReplayFeed(self._optimizers(), self._steps_at(stepped), stories, history)
+        # the hyper-parameters the latest step shown ran with (a scheduler changes the lr)
+        shown = stepped[-1] if stepped else min(i, len(iterations) - 1)
+        return ReplayFeed(self._optimizers(shown), self._steps_at(stepped), stories, history)
 
     # -- the panels' numbers, from the recorded iterations
     def _backward_count(self, index: int) -> int:
@@ -382,11 +384,15 @@ class RecordedSession(EventPublisher):
         summaries = self.summaries
         return summaries[j] if j < len(summaries) and isinstance(summaries[j], dict) else {}
 
-    def _optimizers(self) -> tuple[ReplayOptimizer, ...]:
-        """The recorded optimizers (their first recorded iteration's groups)."""
-        if self._replay_optimizers is None:
+    def _optimizers(self, j: int) -> tuple[ReplayOptimizer, ...]:
+        """The recorded optimizers with iteration ``j``'s groups (an optimizer that iteration
+        did not record: its first recorded iteration's). Each iteration keeps its own
+        hyper-parameters: a scheduler's lr at iteration 3 is not iteration 1's."""
+        cached = self._replay_optimizers.get(j)
+        if cached is None:
             found: dict[str, ReplayOptimizer] = {}
-            for state in self.recorded.iterations:
+            iterations = self.recorded.iterations
+            for state in [*iterations[j:j + 1], *iterations]:
                 for name, opt in state.optimizers.items():
                     if name in found:
                         continue
@@ -395,8 +401,8 @@ class RecordedSession(EventPublisher):
                               if p in state.tensors}
                     found[name] = ReplayOptimizer(name, opt.type, tuple(
                         dict(g) for g in opt.param_groups), shapes)
-            self._replay_optimizers = tuple(found.values())
-        return self._replay_optimizers
+            cached = self._replay_optimizers[j] = tuple(found.values())
+        return cached
 
     def _steps_at(self, stepped: list[int]) -> dict:
         """(optimizer, parameter) -> the parameter's latest recorded step among ``stepped``."""

@@ -66,12 +66,17 @@ def _graph(gf: GraphFile) -> dict:
         key = (0, executed, position) if isinstance(executed, int) else (1, 0, position)
         first[name] = min(first.get(name, key), key)
     by_id = {node.id: node for node in recorded.nodes}
-    leaves = []
+    # A leaf of the backward graph feeds an AccumulateGrad; the other recorded leaves (a
+    # BatchNorm's running_mean, running_var, num_batches_tracked) never met backward().
+    accumulated = {e.source for e in recorded.edges
+                   if getattr(by_id.get(e.target), "kind", None) == "accumulate"}
+    leaves, outside = [], []
     for leaf in recorded.leaves:
         node = by_id.get(leaf)
         attrs = node.attrs if node is not None else {}
-        leaves.append({"name": attrs.get("name") or (node.label if node else leaf),
-                       "shape": attrs.get("shape"), "dtype": attrs.get("dtype")})
+        (leaves if leaf in accumulated else outside).append(
+            {"name": attrs.get("name") or (node.label if node else leaf),
+             "shape": attrs.get("shape"), "dtype": attrs.get("dtype")})
     return {
         "nodes": len(recorded.nodes), "edges": len(recorded.edges),
         "tensors": kinds["tensor"], "functions": kinds["function"],
@@ -79,6 +84,7 @@ def _graph(gf: GraphFile) -> dict:
         "node_names": [{"name": name, "count": counts[name]}
                        for name in sorted(counts, key=first.__getitem__)],
         "leaves": leaves,
+        "not_in_backward": outside,
     }
 
 
@@ -153,6 +159,9 @@ def print_text(rep: dict, out: TextIO) -> None:
         width = max(len(str(leaf["name"])) for leaf in g["leaves"])
         for leaf in g["leaves"]:
             print(f"  {leaf['name']!s:<{width}}  {leaf['dtype'] or ''} {leaf['shape']}", file=out)
+    if g["not_in_backward"]:
+        names = ", ".join(str(t["name"]) for t in g["not_in_backward"])
+        print(f"\nAlso recorded, not in the backward graph (buffers, inputs): {names}", file=out)
     if rep["losses"]:
         print("\nLoss per iteration", file=out)
         for item in rep["losses"]:

@@ -52,6 +52,19 @@ class ReplayTimeline(Sequence):
             keep_if_large(self._len)  # 320,000 objects for 160,000 points (engine/gc_policy.py)
         return iter(self._points)
 
+    def marked(self, marker: str) -> list[TimelinePoint]:
+        """The points that carry ``marker``, in order, without making the others: a replay
+        marks only each backward's first step and the point after each optimizer step (the
+        console counted warnings by making all 160,000 points of a big recording)."""
+        per = self.steps + 1
+        if marker == BACKWARD and self.steps >= 1:
+            indices = range(1, self._len - 1, per)
+        elif marker == STEP:
+            indices = [i * per for i in range(1, max(1, self.iterations)) if self._stepped[i - 1]]
+        else:
+            return []
+        return [self[i] for i in indices]
+
     def _point(self, index: int) -> TimelinePoint:
         if index == self._len - 1:
             return TimelinePoint(index, "finished", None, None, None, frozenset(), index,

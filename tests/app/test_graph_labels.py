@@ -68,3 +68,43 @@ def test_labels_are_placed_only_once_readable(qtbot, window, tmp_path):
     assert all(e.label_place is None for e in carried)
     view.canvas.zoom_by(LOD_DETAIL / view.canvas.zoom() * 1.01)
     assert all(e.label_place is not None for e in carried)
+
+
+def test_a_small_graph_fitted_in_a_small_window_keeps_its_values_and_grad_labels(
+        qtbot, make_window):
+    window = make_window()  # the seed demo, paused at its backward() (QA's t18)
+    window.resize(1100, 600)  # QA's 1280x720 fitted at 0.56; this window's docks differ
+    qtbot.waitUntil(lambda: window.controller.session is not None)
+    wait_idle(qtbot, window)
+    for _ in range(3):
+        trigger(qtbot, window, "debug.step_into")
+    view = window.graph_view
+    qtbot.waitUntil(lambda: window.width() == 1100)  # the resize has landed
+    view.canvas.fit_all()
+    zoom = view.canvas.zoom()
+    assert zoom < LOD_DETAIL  # what a big graph would draw as titles only
+    tensors = [item for item in view.nodes.values() if item.attrs.get("kind") == "tensor"]
+    assert tensors and all(len(item.rows_at(zoom)) > 1 for item in tensors)
+    assert any(style == "value" for item in tensors for style, _ in item.rows_at(zoom))
+    carried = [e for e in view.edges.values() if e.carried]
+    assert carried  # the step-into has sent grads along edges: their labels are placed
+    qtbot.waitUntil(lambda: all(e.label_place is not None for e in carried))
+
+
+def test_a_folded_boxs_edges_carry_the_grads_that_crossed_them(qtbot, window, tmp_path):
+    path = tmp_path / "mlp.py"
+    path.write_text("import torch\ntorch.manual_seed(0)\nmodel = torch.nn.Sequential("
+                    "torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))\n"
+                    "loss = model(torch.randn(5, 3)).pow(2).sum()\nloss.backward()\n")
+    assert window.open_path(str(path))
+    wait_idle(qtbot, window)
+    trigger(qtbot, window, "debug.continue", timeout=60000)
+    view = window.graph_view
+    view.set_all_folded(True)
+    boxes = {n for n, a in view.shown_graph.nodes(data=True) if a.get("kind") == "group"}
+    assert boxes
+    touching = [e for key, e in view.edges.items() if boxes & set(key)]
+    carried = [e for e in touching if e.carried]
+    assert carried  # the backward sent grads into and out of the folded modules
+    for edge in carried:
+        assert any(ch.isdigit() for ch in edge.label), edge.label_text()

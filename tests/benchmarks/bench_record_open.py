@@ -11,19 +11,23 @@ machine inflates less: writing the file; ``engine.files.load`` (parse + validate
 the current point); ``engine.graph.layout`` (as the controller calls it: for a big graph with
 modules, computed when first read); the layout of the graph with its innermost modules folded
 (what the window draws first); the panels' feed; then in the window (unless ``--no-window``):
-from ``controller.load_recorded`` to the graph's first paint, and a pan, a zoom, a search and a
-fold/unfold, each to its next paint. Each phase also says how long the cyclic garbage collector
-ran in it (a 100,000-node recording is 1.3 million objects: see ``engine/gc_policy.py``).
+from ``controller.load_recorded`` to the graph's first paint, three replay steps (``go_to``
+the last points), and a pan, a zoom, a search and a fold/unfold, each to its next paint. Each
+phase also says how long the cyclic garbage collector ran in it (a 100,000-node recording is
+1.3 million objects: see ``engine/gc_policy.py``).
 
-Measured 2026-12-01 at 100,000 nodes, one run each on a 2-core machine that five other jobs
-shared (load average 4-6, so wall clock is about twice CPU), CPU time, before this round in
-brackets: load 0.6-0.9 s (1.1 s); ``RecordedSession`` 0.8 s (1.5 s); ``graph()`` 0.12 s (0.26
-s); the controller's layout 0.06 s (1.2 s: the edge set compared, and a young collection over
-the file); the folded layout 0.3 s (0.5 s); window to first paint 3.1-4.0 s (6.6 s in a run just
-before; 4.7 s in the last round's figures; wall 5.1-10.6 s, 12.7 s), of which about 1.4 s is the
-other panels (Gradient Buffers' heatmaps, the console's warning count); pan 0.04 s (0.16 s),
-zoom 0.01 s, search 0.8-1.3 s (1.0 s), fold all 0.5-0.8 s (0.6 s), unfold all 3.5-4.2 s (4.1 s).
-At 20,000 nodes the first paint takes 1.0 s CPU.
+Measured 2026-12-01 at 100,000 nodes, one run each on a 2-core machine that six other jobs
+shared (load average 6-8, so wall clock is two to three times CPU), CPU time, the last round's
+figures in brackets: load 0.7-1.0 s (0.6-0.9 s); ``RecordedSession`` 0.7-1.2 s (0.8 s); ``graph()``
+0.12-0.17 s; the folded layout 0.3-0.5 s; window to first paint 2.3 s in two runs, 3.3 s in a
+third on a busier minute (3.1-4.0 s; 3.3 s at the start of this round; wall 4.3-8.4 s): the
+second fold of the same structure is a ``refold``, Gradient Buffers lays out only the heatmaps
+its height has room for (3, not 24), the console counts warnings from ``timeline.marked``;
+three replay steps in the last backward (``controller.go_to``) 3.8-5.7 s, most of it the
+Gradient Buffers rows (``panels_model.buffer_rows`` compares 50,000 grads per step; the graph's
+share, refold and far picture, is ~0.2 s a step); pan 0.03 s, zoom 0.01 s, search 0.6-1.0 s,
+fold all 0.45-0.8 s, unfold all 2.8-3.8 s (3.5-4.2 s). At 20,000 nodes the first paint takes
+1.0 s CPU.
 
 Format version 2 writes the recording column-wise: 100,000 nodes take ~16 MB (83 MB of indented
 JSON in version 1), within the 64 MB ``max_file_bytes`` of ``engine.files.limits``.
@@ -165,6 +169,19 @@ def window_phases(gf, figures: dict) -> None:
             until(lambda: paint_count() > before)
         return run
 
+    def steps(points):
+        def run():
+            for point in points:
+                before = paint_count()
+                window.controller.go_to(point)
+                until(lambda p=point: idle() and window.controller.current_point() == p)
+                canvas.viewport().update()
+                until(lambda b=before: paint_count() > b)
+        return run
+
+    # replay steps in the last backward: the graph at the next point, the same structure
+    end = len(window.controller.snapshot.timeline) - 1
+    _timed("window: 3 replay steps", steps([end - 3, end - 2, end - 1]), figures)
     bar = canvas.horizontalScrollBar()
     _timed("window: pan", repaint(lambda: bar.setValue(bar.value() + 400)), figures)
     _timed("window: zoom in", repaint(lambda: canvas.zoom_by(1.5)), figures)

@@ -135,3 +135,22 @@ def test_a_recording_without_torch_reports_saved_numbers_and_survives_odd_metada
     assert main(["run", str(path)]) == 0
     text = capsys.readouterr().out
     assert "MulBackward0" in text and math.isnan(_loss_lines(text)[0][1])
+
+
+def test_leaves_are_the_backward_graphs_not_batchnorms_buffers(tmp_path, capsys):
+    torch = pytest.importorskip("torch", reason="recording needs real PyTorch")
+    from engine import record
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4))
+    path = tmp_path / "bn.gstep"
+    with record.session(path, model=model):
+        model(torch.randn(6, 3)).sum().backward()
+    buffers = {name for name, _ in model.named_buffers()}
+    assert buffers == {"1.running_mean", "1.running_var", "1.num_batches_tracked"}
+    assert main(["run", str(path)]) == 0
+    text = capsys.readouterr().out
+    listed = {line.split()[0] for line in _section(text, "Leaves")}
+    assert listed == {name for name, _ in model.named_parameters()}
+    also = next(line for line in text.splitlines() if line.startswith("Also recorded"))
+    assert all(name in also for name in buffers)

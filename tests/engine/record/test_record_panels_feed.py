@@ -27,10 +27,13 @@ OPTIMIZERS = {
 }
 
 
-def _session(tmp_path, make, iterations=3):
+def _session(tmp_path, make, iterations=3, scheduler=None, lrs=None):
+    """A recorded training run; ``scheduler(opt)`` steps after each ``opt.step()``, and ``lrs``
+    collects the lr each step ran with."""
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
     opt = make(model.parameters())
+    sched = scheduler(opt) if scheduler else None
     x, y = torch.randn(5, 3), torch.randn(5, 1)
     path = tmp_path / "run.gstep"
     with record.session(path, model=model, optimizer=opt, model_prefix="model",
@@ -38,7 +41,11 @@ def _session(tmp_path, make, iterations=3):
         for _ in range(iterations):
             opt.zero_grad()
             torch.nn.functional.mse_loss(model(x), y).backward()
+            if lrs is not None:
+                lrs.append(opt.param_groups[0]["lr"])
             opt.step()
+            if sched is not None:
+                sched.step()
     return RecordedSession(load(path))
 
 
@@ -58,6 +65,22 @@ def test_every_recorded_step_is_reproduced_by_its_update_rule(tmp_path, kind):
             assert p.rule.matches is True, (kind, p.name, p.rule.equations)
             assert len(p.rule.terms) > 2  # numbers, not just the plain delta
             assert p.state or kind == "SGD"  # the recorded state after the step (plain SGD: none)
+
+
+def test_each_step_shows_the_lr_it_ran_with_when_a_scheduler_changes_it(tmp_path):
+    lrs: list = []
+    session = _session(tmp_path, OPTIMIZERS["Adam"], iterations=4, lrs=lrs,
+                       scheduler=lambda o: torch.optim.lr_scheduler.StepLR(o, 1, gamma=0.5))
+    assert len(set(lrs)) == 4  # the scheduler did change it
+    recorder = pm.PanelsRecorder()
+    per = session.steps_per_backward + 1
+    for i in (1, 2, 3):  # after step i - 1, which ran with lrs[i - 1]
+        session.go_to(i * per)
+        recorder.show_replay(session.panels_feed())
+        rows = pm.optimizer_rows(session.snapshot(), {}, recorder, True)
+        assert dict(rows[0].hyper)["lr"] == pytest.approx(lrs[i - 1]), i
+        for p in (p for g in rows for p in g.params):
+            assert p.rule.matches is True, (i, p.name, p.rule.equations)
 
 
 def test_the_feed_follows_the_replay_point(tmp_path):

@@ -148,6 +148,19 @@ def test_timeline_points_are_the_dataclass_points():
     assert timeline[-1] == expected[-1] and timeline[2:4] == expected[2:4]
 
 
+@pytest.mark.parametrize("steps, iterations, stepped", [
+    (2, 2, [True, False]), (3, 3, [True, True, False]), (1, 0, []), (0, 2, [True, True]),
+    (4, 3, [False, True, True])])
+def test_the_marked_points_are_those_listing_the_marker(steps, iterations, stepped):
+    from engine.record.timeline import ReplayTimeline
+    from engine.session.timeline import BACKWARD, STEP
+
+    for marker in (BACKWARD, STEP, "warning", "nan"):
+        timeline = ReplayTimeline(steps, iterations, stepped)  # (marked() before iterating)
+        got = timeline.marked(marker)
+        assert got == [p for p in timeline if marker in p.markers], marker
+
+
 def test_each_step_keeps_the_layout_without_comparing_edges_and_a_fold_has_its_own():
     """The replay's graphs carry one token for the recording's edges (graph.layout.STRUCTURE),
     so the layout of one step is the layout of every step; a folded graph has other edges and
