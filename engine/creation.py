@@ -5,6 +5,8 @@ from __future__ import annotations
 import builtins
 import collections
 import collections.abc
+import itertools
+import math
 import numbers
 
 import numpy as np
@@ -380,40 +382,243 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad)
 
 
-def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
-    if end is None:
-        start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
-    if dtype is None:
-        dtype = _dt.DEFAULT_FLOAT if any(isinstance(v, float) for v in vals) else _dt.DEFAULT_INT
-    if _budget.guard is not None:  # the length, before numpy makes it (as doubles)
-        _budget.check_elements(_arange_length(*vals), itemsize=8)
-    arr = np.arange(*vals, dtype=np.float64).astype(_dt.to_numpy_dtype(dtype))
-    return _finish(arr, requires_grad)
+# -- range factories: ATen's kernels (RangeFactoriesKernel.cpp, RangeFactories.cpp) -------------
+# Values are computed as those kernels compute them, in their types, with GCC's FMA contraction of
+# ``start + step * i`` in the AVX2/AVX512 builds (none in ATEN_CPU_CAPABILITY=default); measured
+# bit for bit against torch 2.13 (tests/engine/ops/test_range_factories.py).
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int8": "int8_t",
+            "uint8": "uint8_t", "int16": "int16_t", "int32": "int", "int64": "int64_t"}
 
 
-def _arange_length(start, end, step) -> int:
-    import math
+def _scalar(v):
+    return v.item() if isinstance(v, Tensor) else v
 
-    try:
-        n = math.ceil((float(end) - float(start)) / float(step))
-    except (OverflowError, ValueError, ZeroDivisionError, TypeError):
-        return 0  # numpy raises its own error
-    return max(n, 0)
+
+def _to_scalar_type(v, dt: np.dtype):
+    """``Scalar::to<T>()``: the value in dtype ``dt`` (a Python number), with c10's overflow
+    check; an unsigned type takes -max..max, wrapping negatives, as c10 does."""
+    overflow = RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} without "
+                            "overflow")
+    if dt.kind == "f":
+        top = float(np.finfo(dt).max)
+        if isinstance(v, builtins.float) and v == v and abs(v) != float("inf") and abs(v) > top:
+            raise overflow
+        if not isinstance(v, builtins.float) and abs(v) > top:
+            raise overflow
+        # double -> Half goes through float, as c10::Half's constructor takes a float
+        return dt.type(np.float32(v)) if dt == np.float16 else dt.type(v)
+    info = np.iinfo(dt)
+    if isinstance(v, builtins.float):
+        if not (v == v and int(info.min) <= v <= int(info.max)):
+            raise overflow
+        return int(v)
+    low = -int(info.max) if info.min == 0 else int(info.min)
+    if not low <= v <= int(info.max):
+        raise overflow
+    return int(v) % (int(info.max) + 1) if info.min == 0 else int(v)
+
+
+def _not_for_bool(dt: np.dtype, kernel: str) -> None:
+    if dt.kind == "b":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def _check_steps(steps) -> int:
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    _budget.check_elements(steps, itemsize=8)
+    return steps
+
+
+def _mul_add(a, b, c, dtype):
+    """``a * b + c`` (b, c scalars) as torch's range kernels round it: one FMA in the AVX2/AVX512
+    builds, two roundings in the scalar one (engine/random.py decides which runs here)."""
+    from .random import _mul_add
+
+    return _mul_add(a, b, c, np.dtype(dtype).type)
+
+
+def _lanes_add(base, step, lanes: int, acc: np.dtype) -> np.ndarray:
+    """``base + k * step`` for k = 0..lanes-1 (a row per base), rounded as ``_mul_add``: for
+    doubles, the product's exact error added back (error-free sums; the products are per lane,
+    exact in Fractions)."""
+    from fractions import Fraction
+
+    from .random import _cpu_capability, _fma32
+
+    k = np.arange(lanes, dtype=acc)
+    if acc == np.float32:
+        return _fma32(np.tile(k, base.size), step, np.repeat(base, lanes)).reshape(-1, lanes)
+    p = k * step
+    s = base[:, None] + p
+    if _cpu_capability() == "default":
+        return s
+    e = np.array([float(Fraction(int(kk)) * Fraction(float(step)) - Fraction(float(pp)))
+                  for kk, pp in zip(k, p)])
+    bp = s - base[:, None]
+    t = (base[:, None] - (s - bp)) + (p - bp)
+    return s + (t + e)
+
+
+def _halves(steps: int, start, end, step, dtype):
+    """linspace_kernel: ``start + step * i`` below ``steps // 2``, ``end - step * (steps - i - 1)``
+    from there, in ``dtype``."""
+    half = steps // 2
+    i = np.arange(steps)
+    if dtype == np.float16:  # c10::Half arithmetic: each operation rounded to half
+        return np.concatenate((start + step * i[:half].astype(dtype),
+                               end - step * (steps - 1 - i[half:]).astype(dtype)))
+    return np.concatenate((_mul_add(i[:half].astype(dtype), step, start, dtype),
+                           _mul_add((steps - 1 - i[half:]).astype(dtype), -step, end, dtype)))
+
+
+def _linspace(start, end, steps: int, dt: np.dtype) -> np.ndarray:
+    if steps <= 1:  # torch converts (and checks) start alone, and only to fill one element
+        return np.full(steps, _to_scalar_type(_scalar(start), dt) if steps else 0, dt)
+    s, e = _to_scalar_type(_scalar(start), dt), _to_scalar_type(_scalar(end), dt)
+    if dt.kind == "f":  # the step in the dtype itself
+        with np.errstate(all="ignore"):
+            step = dt.type(dt.type(e - s) / dt.type(steps - 1))
+            return _halves(steps, s, e, step, dt).astype(dt, copy=False)
+    # integers: the step and the values in double, truncated back
+    step = (float(e) - float(s)) / (steps - 1)
+    vals = _halves(steps, np.float64(s), np.float64(e), np.float64(step), np.dtype(np.float64))
+    return np.trunc(vals).astype(np.int64).astype(dt)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
-    _budget.check_elements(max(int(steps), 0), itemsize=8)
-    arr = np.linspace(start, end, int(steps), dtype=np.float64).astype(_float_dtype(dtype))
-    return _finish(arr, requires_grad)
+    dt = _float_dtype(dtype)
+    _not_for_bool(dt, "linspace_cpu")
+    return _finish(_linspace(start, end, _check_steps(steps), dt), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_grad=False) -> Tensor:
-    _budget.check_elements(max(int(steps), 0), itemsize=8)
-    arr = np.logspace(start, end, int(steps), base=base).astype(_float_dtype(dtype))
+    dt = _float_dtype(dtype)
+    _not_for_bool(dt, "logspace_cpu")
+    steps = _check_steps(steps)
+    start, end = _scalar(start), _scalar(end)
+    if steps <= 1:
+        v = _pow(builtins.float(base), builtins.float(start)) if steps else 0
+        arr = np.full(steps, v)
+    else:
+        s, e = _to_scalar_type(start, dt), _to_scalar_type(end, dt)
+        # the exponents in double, from the step double(end - start) / (steps - 1) (the
+        # difference in the dtype); integers raise float(base); no FMA (RangeFactories.cpp is
+        # built without it)
+        with np.errstate(all="ignore"):
+            if dt.kind == "f":
+                diff = np.float64(dt.type(e - s))
+            else:  # C++ promotes small integer types to int before subtracting: no wrap
+                diff = np.float64(e - s)
+                base = np.float32(base)
+            step = diff / np.float64(steps - 1)
+            half = steps // 2
+            i = np.arange(steps, dtype=np.float64)
+            expo = np.concatenate((np.float64(s) + step * i[:half],
+                                   np.float64(e) - step * (steps - 1 - i[half:])))
+            # glibc's pow, as ATen's std::pow (numpy's SIMD power rounds differently)
+            arr = np.fromiter(map(_pow, itertools.repeat(builtins.float(base)),
+                                  expo.tolist()), np.float64, steps)
+    with np.errstate(all="ignore"):
+        if dt == np.float16:  # double -> Half goes through float
+            arr = arr.astype(np.float32)
+        arr = _double_to_int(arr, dt) if dt.kind in "iu" else arr.astype(dt)
     return _finish(arr, requires_grad)
+
+
+def _double_to_int(a: np.ndarray, dt: np.dtype) -> np.ndarray:
+    """``static_cast<T>(double)`` as x86-64 does it: truncation by cvttsd2si, to int64 for int64
+    and to int32 for the smaller types (whose low bits are kept); out of range or nan gives the
+    "integer indefinite" value, the lowest integer."""
+    bits = 64 if dt == np.int64 else 32
+    a = np.trunc(a)
+    ok = (a >= -2.0 ** (bits - 1)) & (a < 2.0 ** (bits - 1))
+    v = np.where(ok, a, -2.0 ** (bits - 1)).astype(np.int64)
+    return v.astype(dt)
+
+
+def _pow(base: float, exponent: float) -> float:
+    """glibc's pow: inf where math.pow raises OverflowError; for its domain errors the x86
+    default NaN, whose sign bit is set."""
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:
+        return math.copysign(math.inf, base) if base < 0 and exponent % 2 == 1 else math.inf
+    except ValueError:
+        return -math.nan
+
+
+def _range_message(v) -> str:
+    return f"{v:g}"  # ostream's default formatting of a double
+
+
+def _arange_size(vals, dt: np.dtype) -> int:
+    """compute_arange_size: int64 counts in int64 (start, end, step truncated first), every
+    other dtype in double."""
+    if dt == np.int64:
+        start, end, step = (_to_scalar_type(v, dt) for v in vals)
+        if step == 0:
+            raise ValueError("step must be nonzero")
+        sgn = (step > 0) - (step < 0)
+        num = end - start + step - sgn
+        size = abs(num) // abs(step) * (1 if (num >= 0) == (step > 0) else -1)
+    else:
+        start, end, step = (builtins.float(v) for v in vals)
+        size = math.ceil((end - start) / step) if (end - start) / step < float("inf") else None
+    if size is None or not 0 <= size <= 2**63 - 1:
+        raise RuntimeError("invalid size, possible overflow?")
+    return int(size)
+
+
+def _arange_values(n: int, start, step, dt: np.dtype) -> np.ndarray:
+    """arange_kernel: ``start + step * i`` in the accumulate type; a contiguous float output is
+    written by the vectorised loop, two 32-byte vectors at a time from each thread's first
+    element, a vector being ``Vectorized::arange(base, step)`` (base rounded to the dtype); the
+    rest of each thread's range element by element."""
+    from .ops.reduce_order import GRAIN_SIZE, LANE_BYTES, _chunks, intraop_threads
+
+    if dt.kind in "iu":  # int64 arithmetic (wrapping), cast
+        start, step = _to_scalar_type(start, np.dtype(np.int64)), \
+            _to_scalar_type(step, np.dtype(np.int64))
+        with np.errstate(over="ignore"):
+            return (np.int64(start) + np.int64(step) * np.arange(n, dtype=np.int64)).astype(dt)
+    acc = np.dtype(np.float32 if dt == np.float16 else np.float64)
+    start, step = acc.type(start), acc.type(step)
+    lanes = LANE_BYTES // dt.itemsize
+    out = np.empty(n, dt)
+    with np.errstate(all="ignore"):
+        for b, e in _chunks(n, GRAIN_SIZE, intraop_threads()):
+            vec = (e - b) // (2 * lanes) * 2 * lanes
+            i = np.arange(b, e)
+            out[b + vec:e] = _mul_add(i[vec:].astype(acc), step, start, acc).astype(dt)
+            if vec:
+                first = i[:vec:lanes].astype(acc)
+                base = _mul_add(first, step, start, acc).astype(dt).astype(acc)
+                out[b:b + vec] = _lanes_add(base, step, lanes, acc).reshape(-1).astype(dt)
+    return out
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    vals = [_scalar(v) for v in (start, end, step)]
+    if dtype is None:
+        dtype = _dt.DEFAULT_FLOAT if any(isinstance(v, float) for v in vals) else _dt.DEFAULT_INT
+    dt = _dt.to_numpy_dtype(dtype)
+    _not_for_bool(dt, "arange_cpu")
+    start, end, step = vals
+    if builtins.float(step) == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(f"unsupported range: {_range_message(start)} -> "
+                           f"{_range_message(end)}")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = _arange_size(vals, dt)
+    _budget.check_elements(n, itemsize=8)
+    return _finish(_arange_values(n, start, step, dt), requires_grad)
 
 
 def _empty_random(size, dtype, requires_grad, default=None, kw=None):
