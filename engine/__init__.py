@@ -158,3 +158,12 @@ from . import (
 )
 from .autograd.grad_mode import is_inference_mode_enabled
 from .device import get_default_device, set_default_device
+from .threads import (
+    are_deterministic_algorithms_enabled,
+    get_num_interop_threads,
+    get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_num_interop_threads,
+    set_num_threads,
+    use_deterministic_algorithms,
+)

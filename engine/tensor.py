@@ -296,6 +296,10 @@ class Tensor(metaclass=_TensorMeta):
     def is_cuda(self) -> bool:
         return False
 
+    @property
+    def is_xpu(self) -> bool:  # pytorch/examples pick their device by it (a CPU build: False)
+        return False
+
     def is_floating_point(self) -> bool:
         return self._data.dtype.kind == "f"
 

@@ -15,13 +15,23 @@ from .activation import (
     Tanh,
 )
 from .attention import MultiheadAttention
-from .container import ModuleList, Sequential
-from .conv import Conv1d, Conv2d
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout
 from .flatten import Flatten
 from .lazy import LazyConv1d, LazyConv2d, LazyLinear
 from .linear import Identity, Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+    SmoothL1Loss,
+)
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
 from .parameter import Parameter, UninitializedParameter
@@ -49,3 +59,5 @@ __all__ += ["MultiheadAttention"]
 __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "TransformerEncoder",
             "TransformerEncoderLayer"]
 __all__ += ["LazyConv1d", "LazyConv2d", "LazyLinear", "UninitializedParameter"]
+__all__ += ["ModuleDict", "ParameterDict", "ParameterList"]
+__all__ += ["ConvTranspose1d", "ConvTranspose2d", "HuberLoss", "KLDivLoss", "SmoothL1Loss"]

@@ -1,4 +1,5 @@
-"""Containers: ``Sequential`` (runs its children in order) and ``ModuleList``."""
+"""Containers: ``Sequential`` (runs its children in order), ``ModuleList``, ``ModuleDict``,
+``ParameterList`` and ``ParameterDict``, with PyTorch's names, order, reprs and errors."""
 
 from __future__ import annotations
 
@@ -6,7 +7,17 @@ import operator
 from collections import OrderedDict
 from itertools import islice
 
+from ..tensor import Tensor
 from .module import Module, _addindent
+from .parameter import Parameter
+
+
+def _absolute_name(idx, size: int) -> str:
+    """The child name ("0", "1"...) of list index ``idx`` (negative counts from the end)."""
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return str(idx + size if idx < 0 else idx)
 
 
 class _Numbered:
@@ -120,10 +131,7 @@ class ModuleList(_Numbered, Module):
             self.extend(modules)
 
     def _abs_index(self, idx) -> str:
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        return str(idx + len(self) if idx < 0 else idx)
+        return _absolute_name(idx, len(self))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -193,3 +201,269 @@ class ModuleList(_Numbered, Module):
             lines.append(_addindent(line, 2))
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
+
+
+def _pairs(owner: str, values):
+    """The (key, value) pairs of ``update``'s argument, checked with PyTorch's messages.
+    A plain mapping keeps its own order for ModuleDict; ParameterDict sorts it (as PyTorch)."""
+    from collections.abc import Iterable, Mapping
+
+    if not isinstance(values, Iterable):
+        raise TypeError(f"{owner}.update should be called with an iterable of key/value pairs, "
+                        f"but got {type(values).__name__}")
+    if isinstance(values, (OrderedDict, ModuleDict, ParameterDict)):
+        return list(values.items())
+    if isinstance(values, Mapping):
+        return sorted(values.items()) if owner == "ParametersDict" else list(values.items())
+    name = "ModuleDict" if owner == "ModuleDict" else "ParameterDict"
+    pairs = []
+    for j, pair in enumerate(values):
+        if not isinstance(pair, Iterable):
+            raise TypeError(f"{name} update sequence element #{j} should be Iterable; is"
+                            f"{type(pair).__name__}")
+        if len(pair) != 2:
+            raise ValueError(f"{name} update sequence element #{j} has length {len(pair)}; "
+                             "2 is required")
+        pairs.append((pair[0], pair[1]))
+    return pairs
+
+
+class ModuleDict(Module):
+    """Submodules held by name, in insertion order, registered as children."""
+
+    _torch_class_name = "torch.nn.modules.container.ModuleDict"
+
+    def __init__(self, modules=None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key) -> bool:
+        return key in self._modules
+
+    def clear(self) -> None:
+        """Remove every child."""
+        self._modules.clear()
+
+    def pop(self, key: str) -> Module:
+        """Remove ``key`` and return its module."""
+        module = self[key]
+        del self[key]
+        return module
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def update(self, modules) -> None:
+        """Add (or overwrite) the children of a mapping or of an iterable of (key, module)."""
+        for key, module in _pairs("ModuleDict", modules):
+            self[key] = module
+
+
+def _member_line(key, value, dtype_text) -> str:
+    """One line of a ParameterList/ParameterDict repr, as PyTorch's ``extra_repr`` prints it."""
+    if isinstance(value, Tensor):
+        kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+        size = "x".join(str(s) for s in value.shape)
+        return f"  ({key}): {kind} containing: [{dtype_text(value)} of size {size}]"
+    return f"  ({key}): Object of type: {type(value).__name__}"
+
+
+def _as_parameter(value):
+    # PyTorch turns a plain tensor into a Parameter (it then requires grad); other objects stay
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+class ParameterList(Module):
+    """A list whose tensors are registered parameters named "0", "1", ...; other objects are
+    kept as plain attributes."""
+
+    _torch_class_name = "torch.nn.modules.container.ParameterList"
+
+    def __init__(self, values=None) -> None:
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _abs_index(self, idx) -> str:
+        return _absolute_name(idx, len(self))
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            out = self.__class__()
+            for i in range(*idx.indices(len(self))):
+                out.append(self[i])
+            return out
+        return getattr(self, self._abs_index(idx))
+
+    def __setitem__(self, idx, param) -> None:
+        setattr(self, self._abs_index(idx), _as_parameter(param))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self):
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, values) -> "ParameterList":
+        return self.extend(values)
+
+    def append(self, value) -> "ParameterList":
+        """Add ``value`` at the end (a tensor becomes a Parameter)."""
+        index = len(self)
+        self._size += 1
+        self[index] = value
+        return self
+
+    def extend(self, values) -> "ParameterList":
+        """Append every value of an iterable (a tensor is not taken as one)."""
+        from collections.abc import Iterable
+
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError("ParameterList.extend should be called with an iterable, but got "
+                            + type(values).__name__)
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return "\n".join(_member_line(k, p, lambda t: str(t.dtype)) for k, p in enumerate(self))
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("ParameterList should not be called.")
+
+
+class ParameterDict(Module):
+    """A dict whose tensors are registered parameters under their keys; other objects are kept
+    as plain attributes."""
+
+    _torch_class_name = "torch.nn.modules.container.ParameterDict"
+
+    def __init__(self, parameters=None) -> None:
+        super().__init__()
+        self._keys: dict = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    @staticmethod
+    def _key_to_attr(key) -> str:
+        if not isinstance(key, str):
+            raise TypeError(
+                "Index given to ParameterDict cannot be used as a key as it is not a string "
+                f"(type is '{type(key).__name__}'). Open an issue on github if you need "
+                "non-string keys.")
+        return key
+
+    def __getitem__(self, key):
+        return getattr(self, self._key_to_attr(key))
+
+    def __setitem__(self, key, value) -> None:
+        self._keys[key] = None
+        setattr(self, self._key_to_attr(key), _as_parameter(value))
+
+    def __delitem__(self, key) -> None:
+        del self._keys[key]
+        delattr(self, self._key_to_attr(key))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __reversed__(self):
+        return reversed(self._keys)
+
+    def __contains__(self, key) -> bool:
+        return key in self._keys
+
+    def copy(self) -> "ParameterDict":
+        """A new ParameterDict holding the same parameters."""
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        for key in self._keys.copy():
+            del self[key]
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def popitem(self):
+        """Remove and return the last inserted (key, value) pair."""
+        key, _ = self._keys.popitem()
+        self._keys[key] = None  # so that __delitem__ finds it
+        value = self[key]
+        del self[key]
+        return key, value
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def fromkeys(self, keys, default=None) -> "ParameterDict":
+        return ParameterDict((k, default) for k in keys)
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self):
+        return (self[k] for k in self._keys)
+
+    def update(self, parameters) -> None:
+        """Add (or overwrite) entries from a mapping (a plain one in sorted key order, as
+        PyTorch) or an iterable of (key, value)."""
+        for key, value in _pairs("ParametersDict", parameters):
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        return "\n".join(_member_line(k, p, lambda t: t.type()) for k, p in self.items())
+
+    def __call__(self, input):
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def __or__(self, other) -> "ParameterDict":
+        copy = self.copy()
+        copy.update(other)
+        return copy
+
+    def __ror__(self, other) -> "ParameterDict":
+        copy = other.copy()
+        copy.update(self)
+        return copy
+
+    def __ior__(self, other) -> "ParameterDict":
+        self.update(other)
+        return self

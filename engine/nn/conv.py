@@ -1,4 +1,5 @@
-"""``Conv1d`` and ``Conv2d``: PyTorch's convolution modules (zeros padding mode), initialised as
+"""``Conv1d``, ``Conv2d``, ``ConvTranspose1d`` and ``ConvTranspose2d``: PyTorch's convolution
+modules (zeros padding mode), initialised as
 PyTorch does (``reset_parameters``: kaiming_uniform(a=sqrt(5)) weights, U(-1/sqrt(fan_in), ...)
 bias, drawn through ``engine.nn.init`` in PyTorch's order)."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 from .. import creation
 from . import functional as F
 from . import init
+from . import transposed as _transposed
 from .module import Module
 from .parameter import Parameter
 
@@ -15,10 +17,11 @@ _PADDING_STRINGS = {"same", "valid"}
 
 class _ConvNd(Module):
     _nd = 2
+    _transposed = False  # a transposed convolution's weight is (in, out / groups, *kernel)
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
-                 device=None, dtype=None) -> None:
+                 device=None, dtype=None, output_padding=0) -> None:
         super().__init__()
         nd = self._nd
         if groups <= 0:
@@ -49,12 +52,13 @@ class _ConvNd(Module):
         self.stride = stride
         self.padding = padding
         self.dilation = F._ntuple(dilation, nd)
-        self.transposed = False
-        self.output_padding = (0,) * nd
+        self.transposed = self._transposed
+        self.output_padding = F._ntuple(output_padding, nd)
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = Parameter(creation.empty(
-            (out_channels, in_channels // groups, *self.kernel_size), dtype=dtype))
+        shape = ((in_channels, out_channels // groups) if self._transposed
+                 else (out_channels, in_channels // groups))
+        self.weight = Parameter(creation.empty((*shape, *self.kernel_size), dtype=dtype))
         if bias:
             self.bias = Parameter(creation.empty(out_channels, dtype=dtype))
         else:
@@ -102,3 +106,40 @@ class Conv2d(_ConvNd):
     def forward(self, input):
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                         self.groups)
+
+
+class _ConvTransposeNd(_ConvNd):
+    _transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups: int = 1, bias: bool = True, dilation=1,
+                 padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        # PyTorch's argument order (output_padding, groups, bias, dilation) differs from Conv's
+        if padding_mode != "zeros":
+            raise ValueError(
+                f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype, output_padding)
+
+    def forward(self, input, output_size=None):
+        output_padding = _transposed.output_padding(
+            input, output_size, self.stride, self.padding, self.kernel_size, self._nd,
+            self.dilation, self.output_padding, type(self).__name__)
+        return _transposed.conv_transpose(input, self.weight, self.bias, self.stride,
+                                          self.padding, output_padding, self.groups,
+                                          self.dilation, self._nd)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution over (N, C_in, L) or (C_in, L) input."""
+
+    _torch_class_name = "torch.nn.modules.conv.ConvTranspose1d"
+    _nd = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution over (N, C_in, H, W) or (C_in, H, W) input (DCGAN's
+    generator)."""
+
+    _torch_class_name = "torch.nn.modules.conv.ConvTranspose2d"
+    _nd = 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import functional as F
+from . import losses_more as _more
 from .module import Module
 
 
@@ -100,3 +101,44 @@ class BCEWithLogitsLoss(_Loss):
         return F.binary_cross_entropy_with_logits(input, target, self.weight,
                                                   pos_weight=self.pos_weight,
                                                   reduction=self.reduction)
+
+
+class SmoothL1Loss(_Loss):
+    """Squared error below ``beta``, absolute error above (DQN's loss)."""
+
+    _torch_class_name = "torch.nn.modules.loss.SmoothL1Loss"
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
+                 beta: float = 1.0) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.beta = beta
+
+    def forward(self, input, target):
+        return _more.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
+
+
+class HuberLoss(_Loss):
+    """Squared error below ``delta``, delta-scaled absolute error above."""
+
+    _torch_class_name = "torch.nn.modules.loss.HuberLoss"
+
+    def __init__(self, reduction: str = "mean", delta: float = 1.0) -> None:
+        super().__init__(reduction=reduction)
+        self.delta = delta
+
+    def forward(self, input, target):
+        return _more.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of ``target`` from log-probabilities ``input``."""
+
+    _torch_class_name = "torch.nn.modules.loss.KLDivLoss"
+
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean",
+                 log_target: bool = False) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input, target):
+        return _more.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

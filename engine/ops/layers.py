@@ -112,6 +112,64 @@ def conv_grad_bias(g, ans, x, w, b, stride, padding, dilation, groups):
     return g.sum(axis=axes)
 
 
+# -- transposed convolution (ConvTranspose1d/2d) ---------------------------------------------------
+# A transposed convolution is the input-gradient of the convolution whose weight it shares, so its
+# three rules are the convolution's kernels with the roles swapped: its output is conv_grad_input
+# of x, its input grad the convolution of g, its weight grad conv_grad_weight with x and g swapped.
+
+def _transposed_shape(x, w, stride, padding, output_padding, dilation, groups):
+    unbatched = x.ndim == w.ndim - 1
+    spatial = tuple((n - 1) * s - 2 * p + d * (k - 1) + op + 1 for n, s, p, d, k, op in zip(
+        x.shape[-(w.ndim - 2):], stride, padding, dilation, w.shape[2:], output_padding))
+    batch = () if unbatched else (x.shape[0],)
+    return (*batch, w.shape[1] * groups, *spatial)
+
+
+def conv_transpose_forward(x, w, b, stride, padding, output_padding, dilation, groups):
+    like = np.empty(_transposed_shape(x, w, stride, padding, output_padding, dilation, groups),
+                    dtype=x.dtype)  # only its shape is read
+    out = conv_grad_input(x, None, like, w, None, stride, padding, dilation, groups)
+    if b is not None:
+        out += b.reshape((-1,) + (1,) * (w.ndim - 2))
+    return out
+
+
+def _uncropped(g, x, w, stride, padding, dilation):
+    """The output grad placed in the transposed convolution's whole output, before ``padding``
+    was cut from both ends and ``output_padding`` added at the end: ``(n - 1) * s + d * (k - 1)
+    + 1`` positions per spatial dim, zero where the cut parts were (the positions of the output
+    padding that no input element reaches are dropped). The convolution of that, without
+    padding, has exactly the input's size."""
+    nd = w.ndim - 2
+    full = tuple((n - 1) * s + d * (k - 1) + 1 for n, s, d, k in zip(
+        x.shape[-nd:], stride, dilation, w.shape[2:]))
+    out = np.zeros(g.shape[:-nd] + full, dtype=g.dtype)
+    src, dst = [Ellipsis], [Ellipsis]
+    for size, f, p in zip(g.shape[-nd:], full, padding):
+        keep = min(size, f - p)
+        src.append(slice(0, keep))
+        dst.append(slice(p, p + keep))
+    out[tuple(dst)] = g[tuple(src)]
+    return out
+
+
+def conv_transpose_grad_input(g, ans, x, w, b, stride, padding, output_padding, dilation,
+                              groups):
+    g = _uncropped(g, x, w, stride, padding, dilation)
+    return conv_forward(g, w, None, stride, (0,) * len(stride), dilation, groups).astype(
+        x.dtype, copy=False)
+
+
+def conv_transpose_grad_weight(g, ans, x, w, b, stride, padding, output_padding, dilation,
+                               groups):
+    g = _uncropped(g, x, w, stride, padding, dilation)
+    return conv_grad_weight(x, None, g, w, None, stride, (0,) * len(stride), dilation, groups)
+
+
+def conv_transpose_grad_bias(g, ans, x, w, b, stride, padding, output_padding, dilation, groups):
+    return conv_grad_bias(g, ans, x, w, b, stride, padding, dilation, groups)
+
+
 # -- constant padding (F.pad) ----------------------------------------------------------------------
 
 def _pad_widths(ndim, pad):

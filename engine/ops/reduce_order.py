@@ -35,7 +35,13 @@ _threads = None
 def intraop_threads() -> int:
     """torch's default ``get_num_threads()``: the number of physical cores (as cpuinfo counts
     them; else the logical CPUs), or OMP_NUM_THREADS / MKL_NUM_THREADS when lower (measured:
-    torch 2.13 on 2 cores reports 2 threads under OMP_NUM_THREADS=3, 1 under 1)."""
+    torch 2.13 on 2 cores reports 2 threads under OMP_NUM_THREADS=3, 1 under 1); or what the
+    script set with ``torch.set_num_threads`` (engine/threads.py keeps it)."""
+    from ..threads import SETTINGS
+
+    chosen = SETTINGS["intra"]
+    if chosen:
+        return chosen
     cores = _cores()
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         v = os.environ.get(var, "")
@@ -343,19 +349,21 @@ def _flat(v: np.ndarray) -> np.ndarray:
 
 def _short(v: np.ndarray, lanes: int) -> np.ndarray:
     """``_inner`` of a short contiguous 1-D array (fewer than 16 rows of 4 vectors: the cascade
-    is one sequential sum), with the fewest numpy calls: the MLP's losses are this size."""
+    is one sequential sum), in the fewest numpy calls: the MLP's losses are this size."""
     nv = v.size // lanes
     n4 = nv // 4
-    vec = v[:nv * lanes].reshape(nv, lanes)
     if n4:
-        parts = np.add.accumulate(vec[:4 * n4].reshape(n4, 4 * lanes), axis=0)[-1]
-        p = parts[:lanes]
-        for k in range(4 * n4, nv):
-            p = p + vec[k]
-        p = ((p + parts[lanes:2 * lanes]) + parts[2 * lanes:3 * lanes]) + parts[3 * lanes:]
+        rows = v[:4 * n4 * lanes].reshape(n4, 4 * lanes)
+        parts = (np.add.accumulate(rows, axis=0)[-1] if n4 > 1 else rows[0]).reshape(4, lanes)
+        if 4 * n4 < nv:  # the vectors left over go to the first partial, before the others
+            extra = v[4 * n4 * lanes:nv * lanes].reshape(-1, lanes)
+            parts = np.concatenate((parts[:1], extra, parts[1:]))
+        p = np.add.accumulate(parts, axis=0)[-1]
     else:
-        p = _seq(vec)
-    return np.add.accumulate(np.concatenate((v[nv * lanes:], p)))[-1]
+        p = _seq(v[:nv * lanes].reshape(nv, lanes))
+    if nv * lanes < v.size:
+        p = np.concatenate((v[nv * lanes:], p))
+    return np.add.accumulate(p)[-1]
 
 
 def _contiguous(x: np.ndarray, axes) -> np.ndarray | None:
@@ -406,6 +414,10 @@ def torch_sum(x, dim=None, keepdim=False, dtype=None):
 def torch_mean(x, dim=None, keepdim=False, dtype=None):
     """``torch.mean``: torch's CPU mean is its sum, then a division by the count in the result's
     dtype (``sum_out(...).div_(dim_prod)``)."""
+    if dim is None and x.__class__ is np.ndarray and x.dtype in _FLOATS \
+            and (dtype is None or x.dtype == dtype) and x.flags.c_contiguous and x.size:
+        s = _flat(x.reshape(-1)) + x.dtype.type(0)  # the common case, first
+        return (s / x.dtype.type(x.size)).reshape((1,) * x.ndim if keepdim else ())
     s = np.asarray(torch_sum(x, dim, keepdim, dtype))
     count = np.size(x) if dim is None else math.prod(np.shape(x)[d] for d in _axes(dim, x.ndim))
     if s.dtype.kind != "f":

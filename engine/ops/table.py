@@ -1008,6 +1008,52 @@ row("mse_loss", "MseLossBackward0",
     saves="xy", roles=("self", "target"),
     api="F.mse_loss", group="Losses",
     note="2 · (input − target) · grad / N")
+
+
+# PyTorch's fused smooth-L1 and Huber kernels (``F.smooth_l1_loss``, ``F.huber_loss``: their
+# argument handling is engine/nn/losses_more.py)
+def _loss_norm(x, reduction):
+    return np.asarray(1.0 / x.size if reduction == "mean" else 1.0, dtype=x.dtype)
+
+
+def _smooth_l1(x, y, reduction, beta):
+    z = np.abs(x - y)
+    half = np.asarray(0.5, x.dtype)
+    return _reduce(np.where(z < beta, half * z * z / np.asarray(beta, x.dtype),
+                            z - half * np.asarray(beta, x.dtype)), reduction)
+
+
+def _smooth_l1_grad(g, ans, x, y, reduction, beta, sign=1):
+    # PyTorch: where(d < -beta, -norm, where(d > beta, norm, norm * d / beta)) * grad
+    d, norm = x - y, _loss_norm(x, reduction)
+    b = np.asarray(beta, d.dtype)
+    grad = np.where(d < -beta, -norm, np.where(d > beta, norm, norm * d / b))
+    return sign * grad * _unreduce(g, d.shape, reduction)
+
+
+def _huber(x, y, reduction, delta):
+    z = np.abs(x - y)
+    half, dl = np.asarray(0.5, x.dtype), np.asarray(delta, x.dtype)
+    return _reduce(np.where(z < delta, half * z * z, dl * (z - half * dl)), reduction)
+
+
+def _huber_grad(g, ans, x, y, reduction, delta, sign=1):
+    d, norm = x - y, _loss_norm(x, reduction)
+    dl = np.asarray(delta, d.dtype)
+    grad = np.where(d < -delta, -norm * dl, np.where(d > delta, norm * dl, norm * d))
+    return sign * grad * _unreduce(g, d.shape, reduction)
+
+
+row("smooth_l1_loss", "SmoothL1LossBackward0", _smooth_l1,
+    _smooth_l1_grad, lambda g, ans, x, y, reduction, beta: _smooth_l1_grad(
+        g, ans, x, y, reduction, beta, -1),
+    saves="xy", roles=("self", "target"), api="F.smooth_l1_loss",
+    group="Losses", note="(input − target) / beta inside ±beta, ±1 outside, × grad / N")
+row("huber_loss", "HuberLossBackward0", _huber,
+    _huber_grad, lambda g, ans, x, y, reduction, delta: _huber_grad(
+        g, ans, x, y, reduction, delta, -1),
+    saves="xy", roles=("self", "target"), api="F.huber_loss",
+    group="Losses", note="(input − target) inside ±delta, ±delta outside, × grad / N")
 row("nll_loss", "NllLossBackward0", _nll_loss, _nll_grad, saves="x",
     api="F.nll_loss F.cross_entropy", group={"nll_loss": "Losses", "cross_entropy": "Losses"},
     note="−grad / N at each target class, zero elsewhere")
@@ -1345,6 +1391,14 @@ row("convolution", "ConvolutionBackward0", _layers.conv_forward,
     note="grad_input: the output grad correlated back through the flipped kernel (transposed "
          "convolution); grad_weight: output grad × input windows summed over batch and "
          "positions; grad_bias: output grad summed over all but the channel dim")
+row("convolution_transpose", "ConvolutionBackward0", _layers.conv_transpose_forward,
+    _layers.conv_transpose_grad_input, _layers.conv_transpose_grad_weight,
+    _layers.conv_transpose_grad_bias,
+    saves="xy", roles=("input", "weight", "bias"), promote=False,
+    api="F.conv_transpose1d F.conv_transpose2d",
+    note="grad_input: the output grad convolved with the same kernel; grad_weight: input × "
+         "output-grad windows summed over batch and positions; grad_bias: output grad summed "
+         "over all but the channel dim")
 row("constant_pad_nd", "ConstantPadNdBackward0", _layers.constant_pad, _layers.constant_pad_grad,
     promote=False, api="F.pad F.conv1d F.conv2d",
     note="the grad with the padded border cut off (cropped parts get zero)")

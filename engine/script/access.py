@@ -9,6 +9,7 @@ value coming in from engine code is screened.
 
 from __future__ import annotations
 
+import argparse
 import ast
 import operator
 import sys
@@ -237,6 +238,8 @@ class AccessMixin(ScreeningMixin):
             if name not in TENSOR_SETTABLE:
                 raise forbidden(f"a tensor's '{name}' cannot be set (only requires_grad, grad and "
                                 "data can)", node)
+        elif t is argparse.Namespace:
+            pass  # parse_args' result (args.device = ...), plain data the script owns
         elif t in self._script_classes or obj in self._script_classes or self._is_module(t):
             pass
         elif _is_function_ctx(obj) and name not in CTX_ATTRS and not hasattr(type(obj), name):

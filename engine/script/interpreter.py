@@ -522,16 +522,22 @@ class _Backward:
 def _global_switches():
     """The engine's global switches a script may change, read now; returns the function that
     puts them back (when a run ends, however it ends): grad mode (and inference mode), anomaly
-    mode, the print options, the default dtype and the default device."""
+    mode, the print options, the default dtype and the default device, the thread counts and
+    the deterministic-algorithms flag."""
     from .. import dtypes as _dtypes
     from ..device import _DEFAULT_STACK, _default
+    from ..threads import DETERMINISTIC as _deterministic
+    from ..threads import SETTINGS as _threads
 
     grad = (_grad_state.enabled, _grad_state.anomaly, _grad_state.inference)
     printing = {k: getattr(_tensor_format, k) for k in _PRINT_OPTIONS}
     dtypes = (_dtypes.DEFAULT_FLOAT, _dtypes.DEFAULT_INT)
     device = (_default[0], len(_DEFAULT_STACK))
+    settings = (dict(_threads), dict(_deterministic))
 
     def restore() -> None:
+        _threads.update(settings[0])
+        _deterministic.update(settings[1])
         _grad_state.enabled, _grad_state.anomaly, _grad_state.inference = grad
         for k, v in printing.items():
             setattr(_tensor_format, k, v)

@@ -90,7 +90,8 @@ NATIVE_FUNCTION_MODULES = ("builtins", "numpy", "math")
 # The standard modules a script may import (engine/script/stdlib/ builds what each one gives).
 STDLIB_MODULES = ("math", "random", "collections", "itertools", "functools", "operator", "copy",
                   "string", "typing", "dataclasses", "enum", "__future__", "time", "timeit",
-                  "statistics", "pprint", "warnings", "matplotlib", "matplotlib.pyplot")
+                  "statistics", "pprint", "warnings", "argparse", "matplotlib",
+                  "matplotlib.pyplot")
 # matplotlib is gradstep's stand-in (engine/plots/): pyplot's figures go to the Plots panel.
 PLOT_MODULES = ("matplotlib", "matplotlib.pyplot")
 

@@ -39,7 +39,17 @@ CLASS_DUNDERS = frozenset({
 })
 
 # Reading these names is allowed although they start with an underscore.
-READABLE_DUNDER_NAMES = frozenset({"__name__"})
+READABLE_DUNDER_NAMES = frozenset({"__name__", "__version__"})  # the latter once imported
+
+# Underscore names a script may import by name, {module: names}: the few that are public by
+# convention and that tutorials import. ``_LRScheduler`` is LRScheduler's old name (PyTorch keeps
+# it as an alias, and many tutorials subclass it); ``__version__`` is the release
+# (``from torch import __version__``). Every other import of a name starting with ``_`` stays
+# refused (validate.py).
+IMPORTABLE_UNDERSCORE_NAMES = {
+    "torch": frozenset({"__version__"}),
+    "torch.optim.lr_scheduler": frozenset({"_LRScheduler"}),
+}
 
 # Underscore attributes a script may read (never assign or delete); ``underscore.py`` checks each
 # on the object when it runs. Text: these, when they are a string (``__doc__`` also None).
@@ -200,6 +210,7 @@ SCRIPT_FACING = {
     "engine.script.stdlib.random_": ("ScriptRandom",),
     "engine.script.stdlib.functools_": ("Partial", "LruCache"),
     "engine.script.stdlib.warnings_": ("CatchWarnings",),
+    "engine.script.stdlib.argparse_": ("ArgumentParser", "_Group"),
 }
 
 # The interpreter's own context managers a ``with`` statement may enter (besides the engine's and

@@ -17,7 +17,12 @@ from .errors import ScriptError, forbidden, limit
 from .limits import Limits
 from .modules import ENGINE_MODULES, STDLIB_MODULES, engine_module, import_refusal
 from .pause import Frame
-from .safety import CLASS_DUNDERS, READABLE_DUNDER_NAMES, may_read_underscore
+from .safety import (
+    CLASS_DUNDERS,
+    IMPORTABLE_UNDERSCORE_NAMES,
+    READABLE_DUNDER_NAMES,
+    may_read_underscore,
+)
 
 MAX_AST_DEPTH = 100
 
@@ -221,7 +226,11 @@ class Checker:
                 if alias.name == "*":
                     raise forbidden("'import *' is not available: import the names you use", node)
                 if alias.name.startswith("_"):
-                    raise forbidden(f"'{alias.name}' is internal and cannot be imported", node)
+                    if alias.name not in IMPORTABLE_UNDERSCORE_NAMES.get(node.module, ()):
+                        raise forbidden(f"'{alias.name}' is internal and cannot be imported",
+                                        node)
+                    if alias.asname is None:
+                        continue  # bound under its own name (``__version__``), as imported
                 self._check_name(alias.asname or alias.name, node)
         elif kind in (ast.Global, ast.Nonlocal):
             for name in node.names:

@@ -24,6 +24,7 @@ STDLIB = {
     "copy": "copy_", "string": "string_", "typing": "typing_", "dataclasses": "dataclasses_",
     "enum": "enum_", "__future__": "future_", "time": "time_", "timeit": "timeit_",
     "statistics": "statistics_", "pprint": "pprint_", "warnings": "warnings_",
+    "argparse": "argparse_",
     "matplotlib": "matplotlib_", "matplotlib.pyplot": "pyplot_",  # engine/plots/ draws them
 }
 

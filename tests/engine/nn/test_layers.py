@@ -263,7 +263,18 @@ def _embedding_module(padding_idx):
 NORMS["Embedding"] = _embedding_module(None)
 NORMS["Embedding_padding"] = _embedding_module(1)
 
-CASES = {**CONV, **POOLS, **MODULES, **NORMS}
+# the fused smooth-L1 and Huber kernels (their rows in engine/ops/table.py), both reductions
+LOSSES = {
+    "smooth_l1_loss": case(lambda torch, a, b: torch.nn.functional.smooth_l1_loss(a, b, beta=0.5),
+                           data(4, 3), data(4, 3)),
+    "smooth_l1_loss_sum": case(lambda torch, a, b: torch.nn.functional.smooth_l1_loss(
+        a, b, reduction="sum", beta=2.0), data(5), data(5)),
+    "huber_loss": case(lambda torch, a, b: torch.nn.functional.huber_loss(a, b, delta=0.7),
+                       data(4, 3), data(4, 3)),
+    "HuberLoss_none": case(lambda torch, a, b: torch.nn.HuberLoss(reduction="none")(a, b),
+                           data(6), data(6)),
+}
+CASES = {**CONV, **POOLS, **MODULES, **NORMS, **LOSSES}
 
 
 @pytest.mark.parametrize("name", CASES)

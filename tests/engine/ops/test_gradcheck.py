@@ -609,6 +609,36 @@ def _conv(draw, rng):
                        "groups": groups}, None
 
 
+def _conv_transpose(draw, rng):
+    nd = draw(st.sampled_from([1, 2]))
+    groups = draw(st.sampled_from([1, 2]))
+    c, o = groups * draw(st.integers(1, 2)), groups * draw(st.integers(1, 2))
+    k = tuple(draw(st.integers(1, 3)) for _ in range(nd))
+    stride = tuple(draw(st.integers(1, 2)) for _ in range(nd))
+    dilation = tuple(draw(st.integers(1, 2)) for _ in range(nd))
+    size = tuple(draw(st.integers(1, 3)) for _ in range(nd))
+    # output_padding below max(stride, dilation); padding only where the output stays non-empty
+    output_padding = tuple(draw(st.integers(0, max(s, d) - 1)) for s, d in zip(stride, dilation))
+    padding = tuple(p if (n - 1) * s - 2 * p + d * (kk - 1) + op + 1 > 0 else 0
+                    for p, n, s, d, kk, op in zip(
+                        (draw(st.integers(0, 1)) for _ in range(nd)), size, stride, dilation, k,
+                        output_padding))
+    x = values(rng, (draw(st.integers(1, 2)), c) + size)
+    w = values(rng, (c, o // groups) + k)
+    b = values(rng, (o,)) if draw(st.booleans()) else None
+    return [x, w, b], {"stride": stride, "padding": padding, "output_padding": output_padding,
+                       "dilation": dilation, "groups": groups}, None
+
+
+def _smooth_loss(param):
+    def fn(draw, rng):
+        shape = draw(small_shape)
+        return [values(rng, shape), values(rng, shape)], {
+            "reduction": draw(reductions), param: draw(st.sampled_from([0.5, 1.0, 2.0]))}, None
+
+    return fn
+
+
 def _pool(draw, rng, dilated=True):
     k = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
     stride = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
@@ -673,6 +703,9 @@ def _constant_pad(draw, rng):
 
 RECIPES.update({
     "convolution": custom(_conv),
+    "convolution_transpose": custom(_conv_transpose),
+    "smooth_l1_loss": custom(_smooth_loss("beta")),
+    "huber_loss": custom(_smooth_loss("delta")),
     "constant_pad_nd": custom(_constant_pad),
     "max_pool2d": custom(_max_pool),
     "avg_pool2d": custom(_avg_pool),

@@ -31,7 +31,7 @@ PREFIXES = {"torch.": engine, "Tensor.": engine.Tensor, "F.": F, "nn.": engine.n
 
 # Modules whose functions never record a node (grad modes, devices, printing options).
 NON_OP_MODULES = {"engine.autograd.grad_mode", "engine.autograd.anomaly", "engine.device",
-                  "engine.tensor_format", "engine.dtypes"}
+                  "engine.tensor_format", "engine.dtypes", "engine.threads"}
 # Other public names that record no node (creation, the rng, comparisons to a bool...).
 NOT_OPS = {
     "torch.": {
@@ -51,7 +51,7 @@ NOT_OPS = {
         "device", "dim", "dtype", "element_size", "equal", "grad", "is_contiguous", "is_cuda",
         "is_floating_point", "is_leaf", "item", "ndim", "nelement", "numel", "numpy",
         "register_hook", "requires_grad", "requires_grad_", "retain_grad", "retains_grad",
-        "shape", "size", "stride", "tolist", "multinomial",
+        "shape", "size", "stride", "tolist", "multinomial", "is_xpu",
         "new_ones", "new_zeros", "new_empty", "new_full", "new_tensor",
     },
 }
