@@ -9,7 +9,7 @@ it reaches the part of the window that does the work (``documents``, ``builder``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,6 +36,7 @@ class ActionSpec:
     # "window": the key works anywhere in the window; "graph": only while the graph has focus
     # (a bare letter like F must not be taken from the editor).
     scope: str = "window"
+    checked: bool = False  # a checkable row's state when the window opens
 
 
 # -- handlers that take more than one call
@@ -59,23 +60,59 @@ def _run_to_cursor(w: MainWindow) -> None:
     w.run_command(lambda: w.controller.run_to_line(line))
 
 
-def _step_back(into: bool) -> Callable[[MainWindow], None]:
-    """Step Back: the previous statement on the timeline (Step Back Into: the previous point,
-    a backward step included). It travels there (``go_to``): the script is re-run to that point,
-    and the points ahead stay on the timeline, so stepping forward again drops nothing."""
+def _travel_back(target: Callable[[MainWindow], int | None],
+                 nothing: str) -> Callable[[MainWindow], None]:
+    """Go back on the timeline to the point ``target(window)`` names (``nothing``: what the
+    status bar says when it names none). The script is re-run to that point (``go_to``), and the
+    points ahead stay on the timeline, so going forward again drops nothing."""
 
-    def step_back(w: MainWindow) -> None:
+    def back(w: MainWindow) -> None:
+        if w.controller.busy:
+            w.status.showMessage("The script is running: pause it to go back", 3000)
+            return
         if w.source_changed():
-            w.status.showMessage("The script was edited: run it again to step back through it",
+            w.status.showMessage("The script was edited: run it again to go back through it",
                                  4000)
             return
-        target = w.controller.previous_point(into=into)
-        if target is None:
-            w.status.showMessage("Nothing to step back to: this is the first point", 3000)
+        point = target(w)
+        if point is None:
+            w.status.showMessage(nothing, 3000)
             return
-        w.controller.go_to(target)
+        w.controller.go_to(point)
 
-    return step_back
+    return back
+
+
+def _step_back(into: bool) -> Callable[[MainWindow], None]:
+    """Step Back: the previous statement on the timeline (Step Back Into: the previous point,
+    a backward step included)."""
+    return _travel_back(lambda w: w.controller.previous_point(into=into),
+                        "Nothing to step back to: this is the first point")
+
+
+def previous_iteration_point(timeline: Sequence, here: int | None) -> int | None:
+    """Where Previous Iteration goes from point ``here``: the first statement of the iteration
+    before the one ``here`` is in (after the loop: of its last iteration), the point Next
+    Iteration stops at. None in the first iteration or outside any loop.
+
+    The timeline's points carry the outermost loop's iteration; the iteration before is the run
+    of points just before ``here``'s run (a second loop counts from 0 again)."""
+    if here is None or not 0 <= here < len(timeline):
+        return None
+    i = here
+    while i >= 0 and timeline[i].iteration == timeline[here].iteration:
+        i -= 1
+    if i < 0 or timeline[i].iteration is None:
+        return None
+    wanted = timeline[i].iteration
+    while i > 0 and timeline[i - 1].iteration == wanted:
+        i -= 1
+    return next((j for j in range(i, here) if timeline[j].kind == "statement"), i)
+
+
+def _previous_iteration(w: MainWindow) -> int | None:
+    return previous_iteration_point(w.controller.snapshot.timeline or (),
+                                    w.controller.current_point())
 
 
 def _stop(w: MainWindow) -> None:
@@ -149,6 +186,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
     A("debug.next_iteration", "Next &Iteration", "Ctrl+F10", "next_iteration",
       _run(lambda c: c.next_iteration), "Debug", True,
       tip="Run to the next pass of the enclosing loop"),
+    A("debug.previous_iteration", "Pre&vious Iteration", "Alt+Shift+F10",
+      "mirror:next_iteration",
+      _travel_back(_previous_iteration, "No previous iteration: this is the first, or no loop"),
+      "Debug", True,
+      tip="Go back to the start of the previous pass of the loop (time travel on the timeline)"),
     A("debug.step_back", "Step Bac&k", "Ctrl+Shift+F10", "mirror:step_over", _step_back(False),
       "Debug", True, tip="Go back to the previous statement (time travel on the timeline)"),
     A("debug.step_back_into", "Step B&ack Into", "Ctrl+Shift+F11", "mirror:step_into",
@@ -181,6 +223,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
       lambda w: w.graph_view.set_all_folded(True), "View"),
     A("view.unfold_all", "U&nfold Module Groups", "Ctrl+Shift+]", "",
       lambda w: w.graph_view.set_all_folded(False), "View"),
+    A("view.wrap_lines", "&Wrap Long Lines", "", "", lambda w, on: w.editor.set_wrap(on),
+      "View", checkable=True, checked=True,
+      tip="Wrap the editor's long lines at its edge (off: scroll sideways to see them)"),
     A("view.dark_theme", "&Dark Theme", "", "", lambda w, dark: w.set_dark_theme(dark), "View",
       checkable=True),
     A("view.reset_layout", "Reset &Layout", "", "", lambda w: w.reset_layout(), "View"),
@@ -208,6 +253,7 @@ def build_actions(window) -> dict[str, QAction]:
         else:
             action.setIcon(QIcon())
         action.setCheckable(spec.checkable)
+        action.setChecked(spec.checked)  # before connecting: the editor starts in this state
         if spec.scope == "graph":
             action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         tip = spec.tip or spec.title.replace("&", "").replace("…", "")
@@ -224,7 +270,7 @@ def build_actions(window) -> dict[str, QAction]:
 
 
 # Menu rows that start a new section.
-_SEPARATED = ("debug.toggle_breakpoint", "debug.stop", "view.dark_theme", "edit.find_node",
+_SEPARATED = ("debug.toggle_breakpoint", "debug.stop", "view.wrap_lines", "edit.find_node",
               "debug.break_on_nan", "build.add_optimizer", "build.rerun_on_edit")
 
 

@@ -14,6 +14,7 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
     QTextFormat,
+    QTextOption,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
@@ -80,7 +81,9 @@ class CodeEditor(QPlainTextEdit):
         font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         font.setPointSizeF(max(font.pointSizeF(), 10.5))
         self.setFont(font)
-        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        # A long line wraps at the editor's edge: the dock is narrow, and a pasted line cut off
+        # at its right (the paused one included) hides what the debugger is about to run.
+        self.set_wrap(True)
         self.setTabStopDistance(self.fontMetrics().horizontalAdvance(" ") * 4)
         self.breakpoints: set[int] = set()
         self.conditions: dict[int, str] = {}  # line -> condition of a conditional breakpoint
@@ -117,6 +120,12 @@ class CodeEditor(QPlainTextEdit):
             self.highlighter.set_dark(dark)
         self._refresh_selections()
         self._gutter.update()
+
+    def set_wrap(self, on: bool) -> None:
+        """Wrap long lines at the editor's width (off: one row per line, scrolled sideways)."""
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth if on
+                             else QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
 
     def set_source(self, text: str) -> None:
         """Replace the text (a new file): clears undo history, errors and the paused line."""
@@ -337,7 +346,9 @@ class CodeEditor(QPlainTextEdit):
                 paused = QTextEdit.ExtraSelection()
                 paused.format.setBackground(QColor("#4d4100") if self._dark else QColor("#fff3b0"))
                 paused.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-                paused.cursor = QTextCursor(block)
+                paused.cursor = QTextCursor(block)  # all of it: a wrapped line has many rows
+                paused.cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock,
+                                           QTextCursor.MoveMode.KeepAnchor)
                 selections.append(paused)
         for error in self.errors:
             block = self.document().findBlockByNumber(error.line - 1)

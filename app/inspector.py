@@ -6,7 +6,10 @@ The graph model provides the facts (flags, arrays, the edges' gradients); this p
 
 from __future__ import annotations
 
+import ast
 import html
+from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 from PySide6.QtCore import Qt
@@ -118,9 +121,13 @@ class MatrixView(QTabWidget):
 class InspectorPanel(QWidget):
     """Shows the facts of one graph node; ``show_node(graph, node_id)``."""
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None,
+                 source_of: Callable[[], str] | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("inspector")
+        # The script the session runs (for the Variable note); by default the parent window's.
+        self.source_of = source_of or (
+            lambda: getattr(getattr(parent, "controller", None), "source", "") or "")
         self.facts: dict[str, str] = {}
         self.node_id = ""
         self.graph = None
@@ -196,6 +203,11 @@ class InspectorPanel(QWidget):
         rows.append(_row("value", array_text(a.get("value")), mono=True))
         rows.append(self._grad_row(a, name))
         rows.append(_row("dtype", str(a.get("dtype"))))
+        made = a.get("is_leaf") and next(
+            (line for n in [name, *(a.get("aliases") or ())]
+             if (line := variable_bindings(self.source_of()).get(n))), None)
+        if made:  # under dtype: it says what type the tensor is
+            rows.append(_row("Variable", variable_note(name, made)))
         rows.append(_row("shape", shape_text(a.get("shape"))))
         rows.append(_row("requires_grad", str(bool(a.get("requires_grad")))))
         why = leaf_explanation(name, a, producer)
@@ -360,6 +372,50 @@ def leaf_explanation(name: str, a: dict, producer: str | None) -> str:
             f"not keep it in {name}.grad (call {name}.retain_grad() before backward() for that).")
 
 
+@lru_cache(maxsize=4)
+def variable_bindings(source: str) -> dict[str, int]:
+    """Name -> line of each assignment whose value is a ``Variable(...)`` call (``x = ...``,
+    ``a, b = ...``, ``params = [...]``: ``params[0]``), as the graph names tensors."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+
+    def is_variable(node) -> bool:
+        return isinstance(node, ast.Call) and (
+            getattr(node.func, "id", None) == "Variable"
+            or getattr(node.func, "attr", None) == "Variable")
+
+    found: dict[str, int] = {}
+
+    def bind(target, value) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(value, (ast.Tuple, ast.List)):
+            for t, v in zip(target.elts, value.elts):
+                bind(t, v)
+        elif isinstance(value, (ast.Tuple, ast.List)) and isinstance(target, ast.Name):
+            for i, v in enumerate(value.elts):
+                if is_variable(v):
+                    found.setdefault(f"{target.id}[{i}]", v.lineno)
+        elif is_variable(value) and isinstance(target, (ast.Name, ast.Subscript, ast.Attribute)):
+            found.setdefault(ast.unparse(target), value.lineno)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                bind(target, node.value)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            bind(node.target, node.value)
+    return found
+
+
+def variable_note(name: str, line: int) -> str:
+    """PyTorch's facts about ``Variable``, for a tensor the script made with it."""
+    return (f"made by Variable(...) on line {line}, deprecated since PyTorch 0.4: "
+            f"Variable(t) returns a plain Tensor, so {name} is a torch.Tensor; requires_grad= "
+            f"works as on any tensor (torch.ones(2, 2, requires_grad=True)), and {name}.data is "
+            "tensor.data: the same values, without the autograd history.")
+
+
 def _row(key: str, plain: str, *, mono: bool = False) -> tuple[str, str, str]:
     escaped = html.escape(plain)
     # pre-wrap: a matrix keeps one row per line, as numpy prints it; long text still wraps.
@@ -368,4 +424,5 @@ def _row(key: str, plain: str, *, mono: bool = False) -> tuple[str, str, str]:
 
 
 # Re-exported for the graph's short labels.
-__all__ = ["InspectorPanel", "MatrixView", "array_text", "format_array", "leaf_explanation"]
+__all__ = ["InspectorPanel", "MatrixView", "array_text", "format_array", "leaf_explanation",
+           "variable_bindings", "variable_note"]

@@ -306,6 +306,7 @@ class MainWindow(QMainWindow):
         can_go_back = not busy and bool(self.controller.current_point())
         a["debug.step_back"].setEnabled(can_go_back)
         a["debug.step_back_into"].setEnabled(can_go_back)
+        a["debug.previous_iteration"].setEnabled(can_go_back)
         can_build = self.builder.blocked_reason() is None
         for key in ("build.new_tensor", "build.new_layer", "build.apply_op",
                     "build.add_optimizer", "build.training_loop"):

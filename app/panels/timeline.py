@@ -1,5 +1,6 @@
 """``TimelinePanel``: a scrubber over every pause of the run, with markers, and a comparison of
-two points (Δparameter, Δgrad, Δoptimizer state) as a table and heatmaps.
+two points (every named tensor and its grad, the numbers, the optimizer state) as a table and
+heatmaps.
 
 Dragging the scrubber asks the controller to travel (``go_to``): the session re-runs the script
 to that point and every panel redraws from its state. The comparison reads the two points'
@@ -241,7 +242,8 @@ class TimelinePanel(Panel):
 
     # ------------------------------------------------------------------ comparing
     def compare(self, a: int, b: int) -> list[pm.DeltaRow]:
-        """Show Δ from point ``a`` to point ``b``; returns the rows shown."""
+        """Show Δ from point ``a`` to point ``b``; returns every row compared, the unchanged ones
+        too (the table lists the changed ones and counts the others)."""
         self.a_box.setValue(a)
         self.b_box.setValue(b)
         session = getattr(self.controller, "session", None)
@@ -256,7 +258,7 @@ class TimelinePanel(Panel):
         return self.deltas
 
     def _fill_table(self, a: int, b: int) -> None:
-        shown = [r for r in self.deltas if r.delta is None or r.max_abs]
+        shown = [r for r in self.deltas if r.changed]
         self.table.setRowCount(len(shown))
         for i, r in enumerate(shown):
             cells = (r.what, r.name, r.summary,
@@ -267,7 +269,7 @@ class TimelinePanel(Panel):
         unchanged = len(self.deltas) - len(shown)
         self.compared.setText(f"Δ from point {a} to point {b}: {len(shown)} changed"
                               + (f", {unchanged} unchanged" if unchanged else ""))
-        with_delta = [r for r in shown if r.delta is not None]
+        with_delta = [r for r in shown if r.delta is not None and r.what != "number"]
         level = pm.heatmap_level(r.delta for r in with_delta)
         self.heatmaps.show_arrays([(f"Δ {r.name}" if r.what != "grad" else f"Δ {r.name}.grad",
                                     r.delta) for r in with_delta], level)
