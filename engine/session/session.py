@@ -50,10 +50,31 @@ from .timeline import BACKWARD, ERROR, STEP, WARNING, ZERO_GRAD, Timeline, Timel
 # Continue and run-to-end record a point at every statement they pass until the timeline has
 # this many points; past it only the first statement of each iteration of the outermost loop.
 PASSING_POINTS = 20_000
+# Past this many points, only the first statement of every THIN_STRIDE-th iteration: a point
+# costs ~800 bytes, and an endless loop would otherwise reach the memory limit (1.1 GiB of
+# growth at ~1.4M points) before the statement limit.
+THINNED_POINTS = 100_000
+THIN_STRIDE = 100
 PASSED = "passed"  # the reason of a point recorded in passing (no pause was shown there)
 
 # After these the last pause's frame still holds the names to show.
 _FRAME_KEPT = (Status.PAUSED, Status.FAILED, Status.STOPPED)
+
+
+def _visible(pause, name: str):
+    """``visible_names(pause.globals, pause.locals).get(name)`` without making the dict (the
+    outermost loop's iteration changes at every statement of a one-line loop)."""
+    for scope in (pause.locals, pause.globals):
+        if scope and name in scope:
+            return scope[name]
+    return None
+
+
+def _taken(caught: list) -> list:
+    """The warnings recorded so far, the list emptied (handling them may warn again)."""
+    out = caught[:]
+    del caught[:]
+    return out
 
 
 def _reachable_nodes(roots) -> int:
@@ -168,6 +189,7 @@ class Session(EventPublisher):
         self.limits = limits
         self._names_generation = 0  # grows whenever the script's names may have changed
         self._tensors_cache = None  # ((generation, status), visible_tensors())
+        self._caught: list | None = None  # warnings being recorded (``_catching_warnings``)
         self.filename = filename
         self.breakpoints: dict[int, LineBreakpoint] = {}
         for bp in as_line_breakpoints(breakpoints):
@@ -487,9 +509,10 @@ class Session(EventPublisher):
                 self._start_run(emit_reset=False)
             self._replaying = True
             try:
-                while target is None or self._raw_count - 1 < target:
-                    if self._pull() is None:
-                        break
+                with self._catching_warnings():
+                    while target is None or self._raw_count - 1 < target:
+                        if self._pull() is None:
+                            break
             finally:
                 self._replaying = False
             if self.figures is not self._figures_published and (self.figures
@@ -674,13 +697,17 @@ class Session(EventPublisher):
         yet (after time travel, the points ahead are the same run's: they are kept)."""
         raw = self._raw_count - 1
         timeline = self.timeline
-        if len(timeline):
+        n = len(timeline)
+        if n:
             last = timeline[-1]
             if last.kind in ("finished", "error") or last.raw_index >= raw:
                 return
-            if len(timeline) >= PASSING_POINTS and (
-                    self.counters.iteration is None or self.counters.iteration == last.iteration):
-                return  # thinned: past the limit, only each iteration's first statement
+            if n >= PASSING_POINTS:
+                iteration = self.counters.iteration
+                if iteration is None or iteration == last.iteration:
+                    return  # thinned: past the limit, only each iteration's first statement
+                if n >= THINNED_POINTS and iteration % THIN_STRIDE:
+                    return  # and further on, of every THIN_STRIDE-th iteration
         snap = capture(pause.globals, pause.locals, self._passing_snapshot or self._snapshot,
                        len(self.console), names=self._names(), walked=self._walked())
         point = TimelinePoint(
@@ -696,6 +723,10 @@ class Session(EventPublisher):
         """Pull pauses until ``until(pause)`` or a breakpoint names a reason; stop there."""
         if self.status != Status.PAUSED:
             return None
+        with self._catching_warnings():
+            return self._drive_loop(until)
+
+    def _drive_loop(self, until: Callable) -> Any:
         while True:
             pause = self._pull()
             if pause is None:
@@ -722,6 +753,21 @@ class Session(EventPublisher):
             if self._record_passing and pause.kind == "statement" and not self._replaying:
                 self._pass_point(pause)
 
+    @contextmanager
+    def _catching_warnings(self):
+        """Record warnings for a whole loop of pulls (``_pull`` takes each statement's share):
+        entering ``catch_warnings`` costs more than a plain statement does."""
+        if self._caught is not None:
+            yield
+            return
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self._caught = caught
+            try:
+                yield
+            finally:
+                self._caught = None
+
     def _pull(self):
         """The next interpreter pause, with the bookkeeping of the statement that just ran.
         None when the run ended (finished, failed or stopped)."""
@@ -735,22 +781,28 @@ class Session(EventPublisher):
             self._count_calls(self._calls_of(prev))
         if self._stop_requested.is_set() and self._interp is not None:
             self._interp.stop()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                pause = next(self._gen)
-            except StopIteration as done:
-                self._handle_warnings(caught, prev)
-                self._finish(done.value)
-                return None
-            except ScriptError as e:
-                self._handle_warnings(caught, prev)
-                if e.kind == "stopped":
-                    self._stopped()
-                else:
-                    self._fail(e)
-                return None
-        self._handle_warnings(caught, prev)
+        if self._caught is None:
+            with self._catching_warnings():
+                return self._pull_next(prev)
+        return self._pull_next(prev)
+
+    def _pull_next(self, prev):
+        caught = self._caught
+        del caught[:]  # what the debugger's own code warned between two statements is not theirs
+        try:
+            pause = next(self._gen)
+        except StopIteration as done:
+            self._handle_warnings(_taken(caught), prev)
+            self._finish(done.value)
+            return None
+        except ScriptError as e:
+            self._handle_warnings(_taken(caught), prev)
+            if e.kind == "stopped":
+                self._stopped()
+            else:
+                self._fail(e)
+            return None
+        self._handle_warnings(_taken(caught), prev)
         self._raw_count += 1
         self._ran = prev
         self._pause = pause
@@ -850,7 +902,7 @@ class Session(EventPublisher):
         outer = loops[0] if loops else None
         if outer != self._outer_loop:
             if self._outer_loop is not None:
-                value = _scalar(self._names().get("loss"))
+                value = _scalar(_visible(pause, "loss"))
                 if value is not None:
                     self.losses.append((self._outer_loop[1], value))
             self._outer_loop = outer

@@ -76,6 +76,25 @@ def _value_bytes(value) -> int:
     return sys.getsizeof(value)
 
 
+def _delta(prev: Snapshot, snap: Snapshot) -> dict:
+    """``snap``'s entries that are not ``prev``'s (by identity: a record is shared when it did
+    not change), keyed as ``Snapshot.flat``, and ``_REMOVED`` for the entries gone. Made section
+    by section, without building either snapshot's flat dict: a run passes 100k+ statements."""
+    delta: dict = {}
+    for tag, new, old in (("t", snap.tensors, prev.tensors), ("s", snap.scalars, prev.scalars),
+                          ("o", snap.optimizer, prev.optimizer)):
+        added = 0
+        for k, v in new.items():
+            was = old.get(k, _REMOVED)
+            if was is not v:
+                delta[(tag, k) if tag != "o" else ("o",) + k] = v
+                added += was is _REMOVED
+        if len(new) - added < len(old):  # some of old's keys are not in new
+            delta.update((((tag, k) if tag != "o" else ("o",) + k), _REMOVED)
+                         for k in old if k not in new)
+    return delta
+
+
 class Timeline(Sequence):
     """The points of a session and their snapshots, within ``budget_bytes``.
 
@@ -94,8 +113,12 @@ class Timeline(Sequence):
         self._points: list[TimelinePoint] = []
         self._stored: list = []  # per point: flat dict (keyframe), delta dict, or None (evicted)
         self._consoles: list[int] = []
-        self._segment_bytes: dict[int, int] = {}  # keyframe index -> bytes of its segment
-        self._last_flat: dict | None = None
+        # keyframe index -> bytes of its segment, in increasing index order (appends add
+        # larger keys, truncation removes the largest), so the oldest segment is the first key
+        self._segment_bytes: dict[int, int] = {}
+        self._total_bytes = 0  # sum of _segment_bytes: a run's timeline has 100k+ points
+        self._current_seg = 0  # the keyframe the last point belongs to
+        self._last: Snapshot | None = None  # the last point's snapshot, deltas are from it
         self.evicted_segments = 0
 
     # -- Sequence --------------------------------------------------------------------------------
@@ -110,24 +133,25 @@ class Timeline(Sequence):
         """Add the next point with the snapshot shown there."""
         if point.index != len(self._points):
             raise ValueError(f"point {point.index} appended at position {len(self._points)}")
-        flat = snapshot.flat()
-        keyframe = point.index % self.keyframe_every == 0 or self._last_flat is None
+        keyframe = point.index % self.keyframe_every == 0 or self._last is None
         if keyframe:
+            flat = snapshot.flat()
             stored = ("key", flat)
             cost = sum(_value_bytes(v) for v in flat.values()) + _ENTRY_BYTES * len(flat)
         else:
-            prev = self._last_flat
-            delta = {k: v for k, v in flat.items() if prev.get(k, _REMOVED) is not v}
-            delta.update((k, _REMOVED) for k in prev if k not in flat)
+            delta = _delta(self._last, snapshot)
             stored = ("delta", delta)
             cost = sum(_value_bytes(v) for v in delta.values() if v is not _REMOVED)
             cost += _ENTRY_BYTES * (len(delta) + 1)
         self._points.append(point)
         self._stored.append(stored)
         self._consoles.append(snapshot.console_lines)
-        seg = self._segment_of(point.index)
+        if keyframe:
+            self._current_seg = point.index
+        seg = self._current_seg
         self._segment_bytes[seg] = self._segment_bytes.get(seg, 0) + cost
-        self._last_flat = flat
+        self._total_bytes += cost
+        self._last = snapshot
         self._enforce_budget()
 
     def replace_last(self, point: TimelinePoint) -> None:
@@ -192,7 +216,7 @@ class Timeline(Sequence):
         self._points.append(point)
         self._stored.append(None)
         self._consoles.append(console_lines)
-        self._last_flat = None
+        self._last = None
 
     def truncate(self, length: int) -> None:
         """Forget the points from ``length`` on (the user continued from an earlier point)."""
@@ -203,12 +227,12 @@ class Timeline(Sequence):
         del self._consoles[length:]
         for seg in [s for s in self._segment_bytes if s >= length]:
             del self._segment_bytes[seg]
-        # The next point is stored as changes from the last kept one, or as a keyframe when
-        # that one was evicted (``_last_flat`` None).
-        self._last_flat = None
+        self._total_bytes = sum(self._segment_bytes.values())
         if length:
-            snap = self.snapshot(length - 1)
-            self._last_flat = snap.flat() if snap is not None else None
+            self._current_seg = self._segment_of(length - 1)
+        # The next point is stored as changes from the last kept one, or as a keyframe when
+        # that one was evicted (``_last`` None).
+        self._last = self.snapshot(length - 1) if length else None
 
     def clear(self) -> None:
         self.truncate(0)
@@ -242,7 +266,7 @@ class Timeline(Sequence):
     @property
     def stored_bytes(self) -> int:
         """Accounted bytes of the stored snapshots (see ``budget_bytes``)."""
-        return sum(self._segment_bytes.values())
+        return self._total_bytes
 
     # -- budget ----------------------------------------------------------------------------------
     def _segment_of(self, index: int) -> int:
@@ -251,11 +275,15 @@ class Timeline(Sequence):
         return index
 
     def _enforce_budget(self) -> None:
-        current = self._segment_of(len(self._points) - 1)
-        while self.stored_bytes > self.budget_bytes and len(self._segment_bytes) > 1:
-            oldest = min(s for s in self._segment_bytes if s != current)
-            end = min([s for s in self._segment_bytes if s > oldest], default=len(self._points))
+        current = self._current_seg
+        while self._total_bytes > self.budget_bytes and len(self._segment_bytes) > 1:
+            # in index order: the first key is the oldest, the next one ends its segment
+            segments = iter(self._segment_bytes)
+            oldest = next(segments)
+            if oldest == current:  # the last point's segment is never given up
+                oldest = next(segments)
+            end = next(segments, len(self._points))
             for i in range(oldest, end):
                 self._stored[i] = None
-            del self._segment_bytes[oldest]
+            self._total_bytes -= self._segment_bytes.pop(oldest)
             self.evicted_segments += 1

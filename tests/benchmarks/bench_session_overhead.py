@@ -27,8 +27,17 @@ Results (2026-12-01, shared 2-core VM under load; ``--full``, one repeat; (b)/(a
   after (kept module plans, one walk per pause shared, linter synced only at gradient events,
   byte comparison of small arrays)
     099 2.47x / 6.4-8.4x (5.9-6.4 s)     096 1.43x / 10.0-15.8x (7.0-8.6 s)   xor 1.2-1.4x / 6.3x
-What is left in (c) is the snapshot of each of the first ``PASSING_POINTS`` statements passed
-(a walk and a record per named tensor); (b) itself is above the issue's 1.1-1.2x on 099.
+then (timeline bookkeeping O(1) per point: a running byte total, the current segment kept,
+deltas made from the previous snapshot's sections; warnings caught once per command, not per
+statement; the loss looked up without the names dict), default run, (b)/(a) and (c)/(a):
+    before, load 6.2-8.2: 099 2.21x / 20.7x   096 1.60x / 18.2x   xor 1.47x / 6.3x
+    after,  load 4.5-4.9: 099 1.91x / 17.1x   096 1.97x / 15.6x   xor 1.36x / 6.0x
+A plain ``for i in range(200000): x = x + 1`` through ``Session.run_to_end()``: 15.2-19.7 s
+CPU before (the byte total summed over every segment at each point: quadratic), 4.6-4.7 s
+after (load 4.9-5.4), of which ~0.7 s is the interpreter; past ``THINNED_POINTS`` only every
+``THIN_STRIDE``-th iteration gets a point. What is left in (c) on the corpus programs is the
+snapshot of each of the first ``PASSING_POINTS`` statements passed (a walk and a record, with
+a byte comparison, per named tensor); (b) itself is above the issue's 1.1-1.2x on 099.
 """
 
 from __future__ import annotations

@@ -18,6 +18,11 @@ always. 1,000 XOR iterations: 0.55-0.71x. What a step costs the worker beyond th
 work (``told.PanelsTeller.at_rest`` ~0.4 ms, pickling both ways ~0.5 ms) is CPU the in-process
 window spends only when its panels draw; the rest is waking two processes on a busy machine,
 which the in-process side never does, so load widens the ratio instead of hitting both sides.
+What a quick step's reply carries (XOR, 20 steps at the loop body, pickled sizes): 2.6 KB in
+all, the graph model 1.7 KB, the explanation 0.4 KB, error 0.2 KB, position and counters 0.1 KB
+each, the list deltas (timeline, console, losses, warnings) 18 B each: nothing the window does
+not use is worth cutting: pickling and unpickling that reply takes ~0.09 ms (load 3), so
+most of the ~0.5 ms once put on pickling is elsewhere (the panels' data, the wake-ups).
 """
 
 from __future__ import annotations
