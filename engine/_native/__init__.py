@@ -1,9 +1,10 @@
-"""The optional compiled kernels: ``fill`` (fill.c, PyTorch's normal fill and uniforms in C), built
-by setuptools at install time when a C compiler is there.
+"""The optional compiled kernels, built by setuptools at install time when a C compiler is there:
+``fill`` (fill.c, PyTorch's normal fill and uniforms) and ``sums`` (sums.c, torch's sum of a short
+float array).
 
-``kernel()`` is the module, or None when it did not build or ``GRADSTEP_NATIVE=0`` asks for the
-numpy code (engine/random.py computes the same numbers either way; the variable is read at each
-call, so tests can run both paths in one process).
+``kernel()`` / ``sums()`` are the modules, or None when they did not build or ``GRADSTEP_NATIVE=0``
+asks for the numpy code (engine/random.py and engine/ops/reduce_order.py compute the same numbers
+either way; the variable is read at each call, so tests can run both paths in one process).
 """
 
 from __future__ import annotations
@@ -14,6 +15,10 @@ try:
     from . import fill as _fill
 except ImportError:  # no compiler at install time, or a source checkout never built
     _fill = None
+try:
+    from . import sums as _sums
+except ImportError:
+    _sums = None
 
 
 def kernel():
@@ -21,6 +26,13 @@ def kernel():
     if _fill is None or os.environ.get("GRADSTEP_NATIVE", "") == "0":
         return None
     return _fill
+
+
+def sums():
+    """The compiled ``sums`` module, or None (not built, or ``GRADSTEP_NATIVE=0``)."""
+    if _sums is None or os.environ.get("GRADSTEP_NATIVE", "") == "0":
+        return None
+    return _sums
 
 
 def built() -> bool:

@@ -87,3 +87,19 @@ def test_signed_zeros_and_specials():
     for data in ([-0.0], [-0.0] * 40, [np.inf, 1.0, -np.inf], [np.nan, 1.0], [3e38, 3e38, -3e38]):
         t, e = _both(np.array(data, np.float32))
         _same_bits(t.sum(), e.sum())
+
+
+@pytest.mark.parametrize("dtype", (np.float32, np.float64))
+def test_the_compiled_short_sum_adds_as_the_numpy_order_and_as_torch(dtype):
+    """engine/_native/sums.c against reduce_order's numpy code and torch, every short size (one
+    to 63 vectors), values of mixed magnitudes so that any other order rounds differently."""
+    from engine.ops import reduce_order
+
+    if reduce_order._SUMS is None:
+        pytest.skip("the compiled kernel is not built here")
+    lanes = 32 // np.dtype(dtype).itemsize
+    for n in range(lanes, 64 * lanes):
+        v = (RNG.standard_normal(n) * 10.0 ** RNG.uniform(-4, 4, n)).astype(dtype)
+        native, numpy_order = reduce_order._short(v, lanes), reduce_order._short(v, lanes, False)
+        assert native.tobytes() == numpy_order.tobytes() and native.dtype == dtype, n
+        assert native.tobytes() == torch.from_numpy(v).sum().numpy().tobytes(), n
