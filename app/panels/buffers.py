@@ -10,15 +10,18 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import QDockWidget, QTreeWidget, QTreeWidgetItem, QWidget
 
 from engine.session import panels_model as pm
+from engine.session.panels_model.buffers import buffer_counts
+from engine.session.state import Snapshot
 
 from ..words import counted
 from .base import Panel
 from .csv_export import save_csv
 from .heatmaps import Heatmaps
 from .hub import panels_hub
+from .point import PointView, point_view
 from .tones import mono_font, tone
 from .widgets import header, note_label, stacked, vbox
 
@@ -42,7 +45,13 @@ class GradientBufferPanel(Panel):
         self.controller = controller
         self.hub = panels_hub(controller)
         self.hub.acquire()
-        self.rows: list[pm.BufferRow] = []
+        self._rows: list[pm.BufferRow] = []
+        # The point to draw while the panel is hidden behind another tab (drawn when shown or
+        # read: a 100,000-node replay's 50,000 rows took most of each step), and what was
+        # shown at the point before it, for "changed": its rows, or its snapshot.
+        self._waiting: PointView | None = None
+        self._before: list | Snapshot = []
+        self._dock: QDockWidget | None = None  # whose tab shows this panel (_watch_dock)
 
         layout = vbox(self)
         top, self.status = header("Gradient buffers", self.export_csv)
@@ -67,20 +76,70 @@ class GradientBufferPanel(Panel):
         self.refresh()
 
     # ------------------------------------------------------------------ drawing
+    @property
+    def rows(self) -> list[pm.BufferRow]:
+        """The rows at the point the session shows (made now if the panel put them off)."""
+        if self._waiting is not None and point_view(self.controller, self.hub) is not None:
+            self._draw_waiting()
+        return self._rows
+
     def refresh(self, *_args) -> None:
         view = self.new_point()
         if view is None:
             return  # running, or the same pause published again: "changed" must survive it
-        self.rows = pm.buffer_rows(view.snapshot, view.live, self.hub.recorder, self.rows)
+        if self._waiting is not None:  # a point never drawn: "changed" is since that one
+            self._before = self._waiting.snapshot
+        self._waiting = view
+        if not self._behind_a_tab():
+            self._draw_waiting()
+            return
+        self._show_status(*buffer_counts(view.snapshot, self._before))
+
+    def _behind_a_tab(self) -> bool:
+        """The window is up but this panel is not: closed, or another tab of its dock (Qt 6
+        keeps such a dock "visible", moved out of sight, and says so by visibilityChanged)."""
+        self._watch_dock()
+        return self.window().isVisible() and (not self.isVisible()
+                                              or self.visibleRegion().isEmpty())
+
+    def _watch_dock(self) -> None:
+        dock = self.parentWidget()
+        while dock is not None and not isinstance(dock, QDockWidget):
+            dock = dock.parentWidget()
+        if dock is not None and dock is not self._dock:
+            self._dock = dock
+            dock.visibilityChanged.connect(self._came_into_view)
+
+    def _came_into_view(self, *_args) -> None:
+        if self.hub is not None and self._waiting is not None and not self._behind_a_tab() and \
+                point_view(self.controller, self.hub) is not None:
+            self._draw_waiting()  # at rest: the recorder tells the waiting point's story
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._came_into_view()
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._came_into_view()  # laid out at last, or its dock's tab raised
+
+    def _draw_waiting(self) -> None:
+        view, self._waiting = self._waiting, None
+        if view is None or self.hub is None:
+            return
+        self._rows = pm.buffer_rows(view.snapshot, view.live, self.hub.recorder, self._before)
+        self._before = self._rows
         self._fill_tree()
-        reset = [r for r in self.rows if r.note.startswith(("None after", "zeros after"))]
+        reset = [r for r in self._rows if r.note.startswith(("None after", "zeros after"))]
         self.note.setVisible(bool(reset))
-        changed = sum(r.changed for r in self.rows)
-        self.status.setText(f"{counted(len(self.rows), 'buffer')}, {changed} changed"
-                            if self.rows else "no .grad buffers yet")
-        level = pm.heatmap_level(r.grad for r in self.rows)
-        self.heatmaps.show_arrays([(r.name, r.grad) for r in self.rows], level)
+        self._show_status(len(self._rows), sum(r.changed for r in self._rows))
+        level = pm.heatmap_level(r.grad for r in self._rows)
+        self.heatmaps.show_arrays([(r.name, r.grad) for r in self._rows], level)
         self.heatmaps.setToolTip(f"one colour scale for all: −{level:.4g} … +{level:.4g}")
+
+    def _show_status(self, buffers: int, changed: int) -> None:
+        self.status.setText(f"{counted(buffers, 'buffer')}, {changed} changed" if buffers
+                            else "no .grad buffers yet")
 
     def _fill_tree(self) -> None:
         selected = self.selected_name()
@@ -88,10 +147,10 @@ class GradientBufferPanel(Panel):
         self._pending = {}
         # A recorded real model has thousands of parameters: past LAZY_ROWS their rows are made
         # when the user opens their group, so a first paint does not wait on all of them.
-        lazy = len(self.rows) > LAZY_ROWS
+        lazy = len(self._rows) > LAZY_ROWS
         groups: dict[str, QTreeWidgetItem] = {}
         members: dict[str, list] = {}
-        for row in self.rows:
+        for row in self._rows:
             if row.group not in groups:
                 parent = QTreeWidgetItem([row.group or "script names"])
                 font = parent.font(0)

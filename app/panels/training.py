@@ -12,27 +12,37 @@ import time
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import (
     QBoxLayout,
+    QGraphicsWidget,
     QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
     QSpinBox,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
     QWidget,
 )
 
 from engine.session import panels_model as pm
-from engine.session.panels_model.training import FIRST_ITERATION, LEGEND_ENTRIES, ranked
+from engine.session.panels_model import training as ptm
+from engine.session.panels_model.training import (
+    FIRST_ITERATION,
+    LEGEND_ENTRIES,
+    RATIO_TIP,
+    ranked,
+)
 
 from ..words import counted
 from .base import Panel
 from .csv_export import save_csv
 from .hub import panels_hub
 from .point import point_view
-from .widgets import header, vbox
+from .widgets import header, note_label, vbox
 
 FRAME_MS = 33  # the plots' refresh while a run goes on: about the screen's rate at best
 MAX_FRAME_MS = 500  # ... and at worst
@@ -41,10 +51,30 @@ _PALETTE = ("#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#1b7c83", "#
             "#6e7781")
 _OTHERS = "#afb8c1"  # the curves past LEGEND_ENTRIES: one grey, one legend entry
 OTHERS = "others"  # the key of their one curve in ``curves``
+PLOT_MIN_HEIGHT = 56  # a plot's own minimum: its axes and a few ticks
+PLOT_ROOM = 170  # the height a plot needs to be read beside or above the others
+SIDE_MIN_WIDTH = 420  # ... and the width side by side, its legend on its right
+TICK_ROOM = 22  # pixels between two labels of a y axis
+NOTE_NAMES = 4  # parameters named in a plot's "no grad" note; the tooltip lists them all
+
+
+class _SparseAxis(pg.AxisItem):
+    """A y axis whose labels keep TICK_ROOM pixels apart: in a low plot, 0 and 50000 rather
+    than five numbers printed on top of one another."""
+
+    def tickSpacing(self, minVal, maxVal, size):
+        levels = super().tickSpacing(minVal, maxVal, size)
+        if not levels or maxVal <= minVal or size <= 0:
+            return levels
+        spacing = levels[0][0]
+        while spacing > 0 and size * spacing / (maxVal - minVal) < TICK_ROOM:
+            mantissa = spacing / 10 ** np.floor(np.log10(spacing))
+            spacing *= 2.5 if round(mantissa) == 2 else 2  # 1, 2, 5, 10, 20, ...
+        return [(spacing, 0)]
 
 
 def _plot(title: str, left: str) -> pg.PlotWidget:
-    widget = pg.PlotWidget(background="w")
+    widget = pg.PlotWidget(background="w", axisItems={"left": _SparseAxis("left")})
     item = widget.getPlotItem()
     item.setTitle(title, size="9pt")
     item.setLabel("left", left)
@@ -55,13 +85,40 @@ def _plot(title: str, left: str) -> pg.PlotWidget:
     # the x range grows in steps (``_grow_x``): an axis whose range changes re-lays out all its
     # ticks, which would otherwise be most of the cost of every frame of a run
     item.enableAutoRange(x=False)
-    # The legend sits in the top-right corner on a see-through card, and the y range keeps
-    # headroom above the curves for it, so it never hides them.
-    item.addLegend(offset=(-6, 4), labelTextSize="7pt", verSpacing=-6,
-                   brush=pg.mkBrush(255, 255, 255, 150), pen=pg.mkPen(200, 200, 200, 160))
-    item.getViewBox().setDefaultPadding(0.12)
-    widget.setMinimumHeight(80)  # fits a low bottom dock; side by side there (resizeEvent)
+    # A low dock leaves a plot ~100 px: major ticks only, with room between their labels, so
+    # "80000" and "60000" never overlap; no "(x1e+03)" prefix squeezed into the axis label.
+    for side in ("left", "bottom"):
+        axis = item.getAxis(side)
+        axis.setStyle(maxTickLevel=0, tickTextOffset=2)
+        axis.enableAutoSIPrefix(False)
+    item.getAxis("left").setWidth(52)
+    # The legend sits right of the curves, never on them: a column of the plot's own layout
+    # keeps its width free (``_fit_legend``), and the legend floats there in as many columns
+    # as the height needs, so it never makes the plot taller than its widget.
+    room = QGraphicsWidget()
+    room.setMinimumHeight(0)
+    item.layout.addItem(room, 2, 3)
+    legend = pg.LegendItem(labelTextSize="7pt", verSpacing=-8, horSpacing=4)
+    legend.setParentItem(item)
+    legend.anchor(itemPos=(1, 0), parentPos=(1, 0), offset=(-2, 4))
+    legend.room = room
+    item.legend = legend
+    item.getViewBox().setDefaultPadding(0.05)
+    widget.setMinimumHeight(PLOT_MIN_HEIGHT)
     return widget
+
+
+def _boxed(plot: pg.PlotWidget, note: QLabel | None = None) -> QWidget:
+    """A plot with its note under it (the parameters that had no grad)."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(0)
+    layout.addWidget(plot, 1)
+    if note is not None:
+        layout.addWidget(note)
+        note.setVisible(False)
+    return box
 
 
 class TrainingPlotsPanel(Panel):
@@ -78,6 +135,7 @@ class TrainingPlotsPanel(Panel):
         self.names: dict[int, str] = {}  # id(tensor) -> display name, read at the last pause
         self.curves: dict[tuple[str, str], pg.PlotDataItem] = {}
         self.drawn_iterations = 0
+        self.run_starts: list[int] = []  # iterations (0-based) where a new run starts, drawn
         self._drawn = None  # (history, version) last drawn
         self._x_max = 0  # the shown x range's end
         self._legends: dict[str, tuple] = {}  # plot kind -> the entries its legend shows
@@ -110,12 +168,33 @@ class TrainingPlotsPanel(Panel):
         self.loss_plot = _plot("loss", "loss")
         self.norm_plot = _plot("gradient norm per parameter", "‖grad‖")
         self.ratio_plot = _plot("update-to-parameter ratio", "‖Δw‖ / ‖w‖")
+        self.ratio_plot.setToolTip(RATIO_TIP)
+        self.plot_of = {"loss": self.loss_plot, "norm": self.norm_plot, "ratio": self.ratio_plot}
+        for plot in self.plot_of.values():
+            plot.installEventFilter(self)  # a plot's legend follows its height
         self.norm_plot.setXLink(self.loss_plot)
         self.ratio_plot.setXLink(self.loss_plot)
+        self.no_grad = {"norm": note_label(""), "ratio": note_label("")}  # under their plots
+        for label in self.no_grad.values():
+            label.setWordWrap(False)  # one line (NOTE_NAMES), whatever width the tabs have
+        self.boxes = [_boxed(self.loss_plot),
+                      _boxed(self.norm_plot, self.no_grad["norm"]),
+                      _boxed(self.ratio_plot, self.no_grad["ratio"])]
+        self._separators: dict[str, list] = {}  # plot kind -> its run separator lines
+        # The plots side by side, one above another, or as tabs when the panel is too low for
+        # either (a bottom dock at 1440x900 left each ~120 px): ``_arrange``.
+        self.layout_mode = ""
         self.plots = QBoxLayout(QBoxLayout.Direction.TopToBottom)
-        for plot in (self.loss_plot, self.norm_plot, self.ratio_plot):
-            self.plots.addWidget(plot, 1)
-        layout.addLayout(self.plots, 1)
+        self.plots.setContentsMargins(0, 0, 0, 0)
+        together = QWidget()
+        together.setLayout(self.plots)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.area = QStackedWidget()
+        self.area.addWidget(together)
+        self.area.addWidget(self.tabs)
+        layout.addWidget(self.area, 1)
+        self._arrange("stacked")
 
         self.timer = QTimer(self)  # redraws while a run goes on, at the screen's rate
         self.timer.setInterval(FRAME_MS)
@@ -187,6 +266,8 @@ class TrainingPlotsPanel(Panel):
         view = point_view(self.controller, self.hub)
         if view is not None:
             self.names = pm.names_by_id(view.live)
+            with self.hub.recorder.lock:  # a run's curves keep their names when it is over
+                self.hub.recorder.history.learn_names(self.names)
         base = self.palette().color(QPalette.ColorRole.Base)  # follows the window's theme
         for plot in (self.loss_plot, self.norm_plot, self.ratio_plot):
             plot.setBackground(base)
@@ -206,19 +287,62 @@ class TrainingPlotsPanel(Panel):
             loss = np.array(history.loss, dtype=np.float64)
             norms = history.series(history.grad_norms, self.names)
             ratios = history.series(history.update_ratios, self.names)
+            starts = history.run_starts()
         self.drawn_iterations = len(loss)
+        self.run_starts = starts
         self._grow_x(len(loss))
         first = float(FIRST_ITERATION)  # iteration 1 is the first backward(), as the status bar
-        self._set("loss", self.loss_plot, {"loss": (np.arange(len(loss), dtype=np.float64)
-                                                    + first, loss)})
-        norms = {name: (xs + first, ys) for name, (xs, ys) in norms.items()}
-        ratios = {name: (xs + first, ys) for name, (xs, ys) in ratios.items()}
-        self._set("norm", self.norm_plot, norms)
-        self._set("ratio", self.ratio_plot, ratios)
+        xs = np.arange(len(loss), dtype=np.float64) + first
+        bounds = [0, *starts, len(loss)]
+        if starts:  # a run per curve, each its own colour: never one line through both
+            runs = {f"run {k + 1}": (xs[a:b], loss[a:b])
+                    for k, (a, b) in enumerate(zip(bounds, bounds[1:]))}
+        else:
+            runs = {"loss": (xs, loss)}
+        self._set("loss", self.loss_plot, runs, ranked_by_peak=False)
+        frozen = ptm.no_grad_names(norms)
+        self._note("norm", "no grad", frozen)
+        self._note("ratio", "not stepped (no grad)", frozen)
+        for kind, plot, series in (("norm", self.norm_plot, norms),
+                                   ("ratio", self.ratio_plot, ratios)):
+            series = {name: (x + first, y) for name, (x, y) in ptm.drawable(series).items()}
+            self._set(kind, plot, series)
+        for kind, plot in (("loss", self.loss_plot), ("norm", self.norm_plot),
+                           ("ratio", self.ratio_plot)):
+            self._separate(kind, plot, starts)
         last = f", loss {loss[-1]:.5g}" if len(loss) and np.isfinite(loss[-1]) else ""
-        self.status.setText(f"{counted(len(loss), 'iteration')}{last}" if len(loss) else
-                            "no backward() yet")
+        runs_text = (f" in {len(starts) + 1} runs (the last: {len(loss) - starts[-1]})"
+                     if starts else "")
+        self.status.setText(f"{counted(len(loss), 'iteration')}{runs_text}{last}"
+                            if len(loss) else "no backward() yet")
         return True
+
+    def _note(self, kind: str, what: str, names: list) -> None:
+        """Under a plot: the parameters it has no curve for, the first few by name."""
+        label = self.no_grad[kind]
+        label.setVisible(bool(names))
+        if not names:
+            return
+        shown = ", ".join(names[:NOTE_NAMES])
+        more = f" and {len(names) - NOTE_NAMES} more" if len(names) > NOTE_NAMES else ""
+        label.setText(f"{what}: {shown}{more}")
+        label.setToolTip("\n".join(names))
+
+    def _separate(self, kind: str, plot: pg.PlotWidget, starts: list) -> None:
+        """A dashed line before each run after the first, labelled with the run."""
+        lines = self._separators.setdefault(kind, [])
+        item = plot.getPlotItem()
+        while len(lines) > len(starts):
+            item.removeItem(lines.pop())
+        while len(lines) < len(starts):
+            line = pg.InfiniteLine(angle=90, movable=False,
+                                   pen=pg.mkPen(_OTHERS, width=1, style=Qt.PenStyle.DashLine),
+                                   label=f"run {len(lines) + 2}",
+                                   labelOpts={"position": 0.9, "color": "#57606a"})
+            item.addItem(line, ignoreBounds=True)
+            lines.append(line)
+        for line, start in zip(lines, starts):
+            line.setValue(start + FIRST_ITERATION - 0.5)
 
     def _grow_x(self, n: int) -> None:
         """Show iterations 1..n: the x range (shared by the three plots) grows by half when full."""
@@ -227,12 +351,13 @@ class TrainingPlotsPanel(Panel):
             self.loss_plot.setXRange(FIRST_ITERATION, self._x_max + FIRST_ITERATION,
                                      padding=0.02)
 
-    def _set(self, kind: str, plot: pg.PlotWidget, series: dict) -> None:
+    def _set(self, kind: str, plot: pg.PlotWidget, series: dict,
+             ranked_by_peak: bool = True) -> None:
         """Draw ``series``: the ``LEGEND_ENTRIES`` largest in colours with a legend entry each,
         the others (``ranked``) as one thin grey curve, cut between parameters by NaNs: a
         pyqtgraph item per curve cost milliseconds each, a ResNet's 161 a second."""
         item = plot.getPlotItem()
-        top, rest = ranked(series, LEGEND_ENTRIES)
+        top, rest = ranked(series, LEGEND_ENTRIES) if ranked_by_peak else (list(series), [])
         wanted = {*top, *([OTHERS] if rest else [])}
         for key in [k for k in self.curves if k[0] == kind and k[1] not in wanted]:
             item.removeItem(self.curves.pop(key))
@@ -271,16 +396,70 @@ class TrainingPlotsPanel(Panel):
             item.legend.addItem(self.curves[(kind, name)], name)
         if rest:
             item.legend.addItem(self.curves[(kind, OTHERS)], f"{len(rest)} others")
+        self._fit_legend(self.plot_of[kind])
+
+    @staticmethod
+    def _fit_legend(plot: pg.PlotWidget) -> None:
+        """Lay the legend out in columns enough for the plot's height, and keep its width
+        free right of the curves."""
+        legend = plot.getPlotItem().legend
+        row = max((max(sample.height(), label.height()) for sample, label in legend.items),
+                  default=1)
+        rows = max(1, int((plot.height() - 12) // max(1, row)))
+        columns = max(1, -(-len(legend.items) // rows))
+        if columns != legend.columnCount:
+            legend.setColumnCount(columns)
+        legend.updateSize()
+        width = legend.width() + 6 if legend.items else 0
+        legend.room.setMinimumWidth(width)
+        legend.room.setMaximumWidth(width)
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Resize and watched in self.plot_of.values():
+            self._fit_legend(watched)
+        return False
 
     def resizeEvent(self, event) -> None:
-        # docked along the bottom the panel is wide and low: the plots go side by side
-        wide = self.width() > 2 * self.height()
-        direction = (QBoxLayout.Direction.LeftToRight if wide
-                     else QBoxLayout.Direction.TopToBottom)
-        if direction != self.plots.direction():
-            self.plots.setDirection(direction)
-            self.updateGeometry()  # the minimum height changed: a scroll area around us must know
+        # docked along the bottom the panel is wide and low: the plots go side by side if each
+        # gets room for its curves and its legend, as tabs if not; tall, one above another
         super().resizeEvent(event)
+        room = self.height() - self.area.geometry().top()
+        wide = self.width() > 2 * self.height()
+        if wide and self.width() >= 3 * SIDE_MIN_WIDTH and room >= PLOT_ROOM:
+            self._arrange("side by side")
+        elif room >= 3 * PLOT_ROOM:
+            self._arrange("stacked")
+        elif wide and self.width() >= 3 * SIDE_MIN_WIDTH and room >= PLOT_ROOM:
+            self._arrange("side by side")
+        else:
+            self._arrange("tabs")
+
+    def _arrange(self, mode: str) -> None:
+        if mode == self.layout_mode:
+            return
+        self.layout_mode = mode
+        titles = ("loss", "gradient norm", "update ratio")
+        if mode == "tabs":
+            for k, (box, title) in enumerate(zip(self.boxes, titles)):
+                self.tabs.addTab(box, title)
+                self.tabs.setTabToolTip(k, f"{title} per iteration (backward() call)")
+            self.area.setCurrentWidget(self.tabs)
+        else:
+            self.plots.setDirection(QBoxLayout.Direction.LeftToRight if mode == "side by side"
+                                    else QBoxLayout.Direction.TopToBottom)
+            for box in self.boxes:
+                self.plots.addWidget(box, 1)  # out of the tabs, if it was there
+                box.show()  # the tabs hid the pages not shown
+            self.area.setCurrentIndex(0)
+        for plot, title in zip((self.loss_plot, self.norm_plot, self.ratio_plot),
+                               ("loss", "gradient norm per parameter",
+                                "update-to-parameter ratio")):
+            # the tab says what a plot shows and what x counts: its title and the x axis's
+            # label would take a third of its height
+            item = plot.getPlotItem()
+            item.setTitle(None if mode == "tabs" else title, size="9pt")
+            item.showLabel("bottom", mode != "tabs")
+        self.updateGeometry()  # the minimum height changed: a scroll area around us must know
 
     # ------------------------------------------------------------------ reading
     def csv_text(self) -> str:

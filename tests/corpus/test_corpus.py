@@ -105,3 +105,8 @@ def test_compare_tokens():
     assert run_corpus.compare("-0.5", "0.5") is not None
     assert run_corpus.compare("1 2 3", "1 2") is not None
     assert run_corpus.compare("0.001", "0.0011") is not None
+    # one unit in the last printed place, small beside the value: rounding of close values
+    assert run_corpus.compare("perplexity 4.904", "perplexity 4.905") is None
+    assert run_corpus.compare("perplexity 4.904", "perplexity 4.906") is not None
+    assert run_corpus.compare("loss 0.5", "loss 0.6") is not None
+    assert run_corpus.compare("4.904", "4.9050") is not None

@@ -180,14 +180,18 @@ def buffer_rows(
     snapshot: Snapshot,
     live: Mapping[str, Any],
     recorder: "PanelsRecorder",
-    previous: Iterable[BufferRow] = (),
+    previous: Iterable[BufferRow] | Snapshot = (),
 ) -> list[BufferRow]:
     """One row per ``.grad`` buffer in ``snapshot``, grouped by module, in script order.
 
     ``live`` maps the script's names to its objects (to find the tensors' recorded writes);
-    ``previous`` is the rows shown at the previous pause (for "changed").
+    ``previous`` is what was shown at the previous pause (for "changed"): its rows, or its
+    snapshot (a panel hidden behind a tab keeps the snapshot and makes no rows for it).
     """
-    before = {r.name: r for r in previous}
+    if not isinstance(previous, Snapshot):
+        previous = list(previous)
+    before = previous_grads(previous)
+    kept = {} if isinstance(previous, Snapshot) else {r.name: r for r in previous}
     tensors = named_tensors(live)
     rows = []
     with recorder.lock:
@@ -195,27 +199,52 @@ def buffer_rows(
             if not has_buffer(rec):
                 continue
             grad = rec.grad
-            state = "none" if grad is None else ("zeros" if not np.any(grad) else "values")
+            prior = kept.get(name)
+            if prior is not None and prior.grad is grad:  # the same array: the same numbers
+                state, size = prior.state, prior.norm
+            else:
+                state = "none" if grad is None else ("zeros" if not np.any(grad) else "values")
+                size = None if grad is None else norm(grad)
             if recorder.replay is not None:  # a replay: the recording tells each story
                 story = recorder.replay.stories.get(name, _UNKNOWN)
             else:
                 story = recorder.ledger.state(tensors.get(name))
             note, contribs = _buffer_note(grad, story)
-            old = before.get(name)
-            changed = old is not None and not _same(old.grad, grad)
+            old = before.get(name, _ABSENT)
+            changed = old is not _ABSENT and not _same(old, grad)
             delta = None
-            if changed and grad is not None and (old.grad is None or old.grad.shape == grad.shape):
-                delta = grad.astype(np.float64) - (0 if old.grad is None else old.grad)
+            if changed and grad is not None and (old is None or old.shape == grad.shape):
+                delta = grad.astype(np.float64) - (0 if old is None else old)
             rows.append(BufferRow(
                 name, group_of(name), rec.shape, "leaf" if rec.is_leaf else "retained", state,
-                grad, None if grad is None else norm(grad), changed, delta, folded(contribs),
-                note,
+                grad, size, changed, delta, folded(contribs), note,
             ))
     rows.sort(key=lambda r: (r.group == "", r.group))  # stable: script order within a group
     return rows
 
 
 _UNKNOWN = BufferState(None, (), True)
+_ABSENT = object()  # no buffer of that name before: not "changed", just new to the panel
+
+
+def previous_grads(previous: Iterable[BufferRow] | Snapshot) -> dict[str, np.ndarray | None]:
+    """Display name -> the ``.grad`` shown at the previous point, from its rows or snapshot."""
+    if isinstance(previous, Snapshot):
+        return {name: rec.grad for name, rec in previous.tensors.items() if has_buffer(rec)}
+    return {r.name: r.grad for r in previous}
+
+
+def buffer_counts(snapshot: Snapshot, previous: Iterable[BufferRow] | Snapshot = ()) -> tuple:
+    """(buffers, changed) as ``buffer_rows`` would count them, without making the rows: what a
+    panel hidden behind a tab still says in its status line."""
+    before = previous_grads(previous)
+    buffers = changed = 0
+    for name, rec in snapshot.tensors.items():
+        if has_buffer(rec):
+            buffers += 1
+            old = before.get(name, _ABSENT)
+            changed += old is not _ABSENT and not _same(old, rec.grad)
+    return buffers, changed
 
 
 def told_stories(snapshot: Snapshot, tensors: Mapping[str, Any], ledger: BufferLedger,
@@ -249,8 +278,12 @@ def told_stories(snapshot: Snapshot, tensors: Mapping[str, Any], ledger: BufferL
 
 
 def _same(a, b) -> bool:
+    # identity first: a snapshot shares the arrays of records that did not change, and a
+    # 100,000-node replay compares 50,000 grads per step
+    if a is b:
+        return True
     if a is None or b is None:
-        return a is b
+        return False
     return a.shape == b.shape and np.array_equal(a, b)
 
 

@@ -397,3 +397,17 @@ def test_a_gpt_model_s_curves_are_told_by_parameter_name():
     model = session.visible_names()["model"]
     assert sorted(shown.series(shown.grad_norms, {})) == sorted(
         f"model.{name}" for name, _ in model.named_parameters())
+
+
+def test_a_grad_kept_as_it_was_is_unchanged_even_with_nan(recorder):
+    # compared by identity first: np.array_equal calls an unchanged NaN grad changed
+    w = torch.tensor([1.0, float("nan")], requires_grad=True)
+    (w * w).sum().backward()  # w.grad = [2, nan]
+    ns = {"w": w}
+    before = capture(ns, None)
+    after = capture(ns, None, previous=before)
+    assert after.tensors["w"].grad is before.tensors["w"].grad  # the snapshot shares it
+    rows = pm.buffer_rows(after, ns, recorder, before)
+    assert [r.changed for r in rows] == [False]
+    assert pm.buffer_rows(after, ns, recorder, pm.buffer_rows(before, ns, recorder))[0].changed \
+        is False
