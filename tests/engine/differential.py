@@ -151,3 +151,17 @@ def check(snippet, rtol=1e-5, atol=1e-6):
     actual = describe(run(engine, snippet))
     assert_same(expected, actual, rtol=rtol, atol=atol)
     return expected
+
+
+@pytest.fixture
+def threads_as_torchs():
+    """The engine orders a big sum (and arange's chunks) as torch's threads split it: compare
+    with torch at torch's present thread count (test modules of the suite set it to 1 when they
+    are collected), whatever the engine's default would be."""
+    import engine.threads
+
+    torch = _torch()
+    saved = engine.threads.SETTINGS["intra"]
+    engine.threads.SETTINGS["intra"] = torch.get_num_threads()
+    yield
+    engine.threads.SETTINGS["intra"] = saved

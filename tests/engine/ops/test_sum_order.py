@@ -10,8 +10,10 @@ import numpy as np
 import pytest
 
 import engine
+from tests.engine.differential import threads_as_torchs
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.usefixtures(threads_as_torchs.__name__)
 
 RNG = np.random.default_rng(14)
 
@@ -19,7 +21,8 @@ RNG = np.random.default_rng(14)
 def _same_bits(t_result, e_result):
     a, b = t_result.detach().numpy(), e_result.detach().numpy()
     assert (a.dtype, a.shape) == (b.dtype, b.shape)
-    assert a.tobytes() == b.tobytes(), f"torch {a!r} != engine {b!r}"
+    same = a.tobytes() == b.tobytes()  # a bool: pytest would diff megabytes of bytes
+    assert same, f"torch {a!r} != engine {b!r}"
 
 
 def _both(data, view=lambda t: t):
