@@ -7,7 +7,7 @@ Source: pytorch/examples, dcgan/main.py
 https://github.com/pytorch/examples/blob/main/dcgan/main.py
 License: BSD 3-Clause (pytorch/examples)
 
-Edits vs the source, each marked "gradstep edit" where it is made:
+Edits vs the source: each is marked "gradstep edit" where it is made.
 - os and torchvision are not importable (no files, no downloads): os.makedirs, the downloaded
   data sets' branches, vutils.save_image and torch.save are removed or replaced by prints;
   torchvision's FakeData becomes a TensorDataset of 8 random 3x64x64 images and labels.
