@@ -26,6 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine.tensor_format import format_values
+
 from .graph_items import format_array, shape_text
 from .vjp_notes import vjp_note
 
@@ -33,15 +35,12 @@ FULL_VALUES = 64  # arrays up to this size are shown in full in the text; larger
 
 
 def array_text(array) -> str:
-    """An array as the inspector writes it: ``[2., 4., 6.]``; None stays None."""
+    """An array as the inspector writes it: as PyTorch prints its values (``[2., 4., 6.]``,
+    ``[ 0.7440,  1.5210]``), lines of at most 48 columns, summarised past ``FULL_VALUES``; None
+    stays None. The graph's labels use the same formatter (``graph_items.format_array``)."""
     if array is None:
         return "None"
-    a = np.asarray(array)
-    if a.size <= FULL_VALUES:
-        return np.array2string(a, precision=4, separator=", ", suppress_small=False,
-                               max_line_width=48, threshold=FULL_VALUES + 1)
-    return np.array2string(a, precision=4, separator=", ", max_line_width=48, threshold=20,
-                           edgeitems=3)
+    return format_values(np.asarray(array), 0, threshold=FULL_VALUES, linewidth=48)
 
 
 class MatrixView(QTabWidget):

@@ -103,9 +103,9 @@ def _summarized(values: np.ndarray) -> np.ndarray:
     return np.concatenate([p.reshape(-1) for p in parts]) if parts else values.reshape(-1)
 
 
-def _vector(values, fmt, indent, summarize) -> str:
+def _vector(values, fmt, indent, summarize, linewidth) -> str:
     element_length = fmt.width() + 2
-    per_line = max(1, int(math.floor((LINEWIDTH - indent) / element_length)))
+    per_line = max(1, int(math.floor((linewidth - indent) / element_length)))
     if summarize and values.shape[0] > 2 * EDGEITEMS:
         data = [fmt.cell(v) for v in values[:EDGEITEMS]] + [" ..."]
         data += [fmt.cell(v) for v in values[-EDGEITEMS:]]
@@ -115,21 +115,18 @@ def _vector(values, fmt, indent, summarize) -> str:
     return "[" + ("," + "\n" + " " * (indent + 1)).join(", ".join(line) for line in lines) + "]"
 
 
-def _body(values, fmt, indent, summarize) -> str:
+def _body(values, fmt, indent, summarize, linewidth) -> str:
     dim = values.ndim
     if dim == 0:
         return fmt.cell(values)
     if dim == 1:
-        return _vector(values, fmt, indent, summarize)
+        return _vector(values, fmt, indent, summarize, linewidth)
     if summarize and values.shape[0] > 2 * EDGEITEMS:
-        slices = (
-            [_body(values[i], fmt, indent + 1, summarize) for i in range(EDGEITEMS)]
-            + ["..."]
-            + [_body(values[i], fmt, indent + 1, summarize)
-               for i in range(values.shape[0] - EDGEITEMS, values.shape[0])]
-        )
+        rows = [*range(EDGEITEMS), None, *range(values.shape[0] - EDGEITEMS, values.shape[0])]
     else:
-        slices = [_body(values[i], fmt, indent + 1, summarize) for i in range(values.shape[0])]
+        rows = range(values.shape[0])
+    slices = ["..." if i is None else _body(values[i], fmt, indent + 1, summarize, linewidth)
+              for i in rows]
     sep = "," + "\n" * (dim - 1) + " " * (indent + 1)
     return "[" + sep.join(slices) + "]"
 
@@ -137,10 +134,12 @@ def _body(values, fmt, indent, summarize) -> str:
 _DEFAULT_DTYPES = {"float32", "int64", "bool"}
 
 
-def format_values(values: np.ndarray, indent: int) -> str:
-    summarize = values.size > THRESHOLD
+def format_values(values: np.ndarray, indent: int, *, threshold=None, linewidth=None) -> str:
+    """The values as PyTorch prints them inside ``tensor(...)``; ``threshold`` and ``linewidth``
+    stand in for the print options (the window's views use their own, narrower ones)."""
+    summarize = values.size > (THRESHOLD if threshold is None else threshold)
     fmt = _Formatter(_summarized(values) if summarize else values)
-    return _body(values, fmt, indent, summarize)
+    return _body(values, fmt, indent, summarize, LINEWIDTH if linewidth is None else linewidth)
 
 
 def tensor_repr(t, prefix: str = "tensor(") -> str:
