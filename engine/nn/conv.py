@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import creation
 from . import functional as F
 from . import init
-from . import transposed as _transposed
+from . import transposed as transposed_conv
 from .module import Module
 from .parameter import Parameter
 
@@ -122,10 +122,10 @@ class _ConvTransposeNd(_ConvNd):
                          groups, bias, padding_mode, device, dtype, output_padding)
 
     def forward(self, input, output_size=None):
-        output_padding = _transposed.output_padding(
+        output_padding = transposed_conv.output_padding(
             input, output_size, self.stride, self.padding, self.kernel_size, self._nd,
             self.dilation, self.output_padding, type(self).__name__)
-        return _transposed.conv_transpose(input, self.weight, self.bias, self.stride,
+        return transposed_conv.conv_transpose(input, self.weight, self.bias, self.stride,
                                           self.padding, output_padding, self.groups,
                                           self.dilation, self._nd)
 
