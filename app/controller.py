@@ -10,7 +10,8 @@ Every view talks to the engine through one ``SessionController``:
 - session events arrive on the worker thread, are queued to the GUI thread, and are published in
   batches at the screen's refresh rate: ``events_arrived(list)`` carries every event in order,
   ``state_changed(SessionSnapshot)`` the latest state only, so a view never redraws faster than
-  the screen can show.
+  the screen can show while a command runs; when the last queued command ends, its state is
+  published at once (a step repaints as soon as it is done, not a frame later).
 
 Panels read ``snapshot`` (or the one passed with ``state_changed``) and never call the session's
 commands themselves.
@@ -410,7 +411,10 @@ class SessionController(QObject):
                 self._schedule_flush()
         if self._busy_jobs == 0:
             self.busy_changed.emit(False)
-            self._schedule_flush()
+            # At rest: nothing more is coming to coalesce with, so the views hear it now.
+            self._flush_timer.stop()
+            self._pending_snapshot = True
+            self._flush()
 
     @Slot(object)
     def _on_event(self, event) -> None:

@@ -283,7 +283,11 @@ class BuildPanel(QWidget):
     # ------------------------------------------------------------------------------ public
     def set_workspace(self, workspace, source: str) -> None:
         """The script's names after a run (the window calls this after every command)."""
-        self.workspace = workspace if workspace is not None else Workspace.empty()
+        workspace = workspace if workspace is not None else Workspace.empty()
+        if workspace == self.workspace and (source or "") == self.source:
+            return  # a step that bound nothing new: every verdict stands (re-checking ~70 ops
+            # against the names costs milliseconds a step)
+        self.workspace = workspace
         self.source = source or ""
         self._cache = {}
         self._build_tree_spellings()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QFont
-from PySide6.QtWidgets import QDockWidget, QTreeWidget, QTreeWidgetItem, QWidget
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
 from engine.session import panels_model as pm
 from engine.session.panels_model.buffers import buffer_counts
@@ -51,7 +51,6 @@ class GradientBufferPanel(Panel):
         # shown at the point before it, for "changed": its rows, or its snapshot.
         self._waiting: PointView | None = None
         self._before: list | Snapshot = []
-        self._dock: QDockWidget | None = None  # whose tab shows this panel (_watch_dock)
 
         layout = vbox(self)
         top, self.status = header("Gradient buffers", self.export_csv)
@@ -72,7 +71,7 @@ class GradientBufferPanel(Panel):
         self.heatmaps.clicked.connect(self._select)
         layout.addWidget(stacked(self.tree, self.heatmaps, (300, 160)))
 
-        controller.state_changed.connect(self.refresh)
+        self.connect_signals()
         self.refresh()
 
     # ------------------------------------------------------------------ drawing
@@ -90,38 +89,15 @@ class GradientBufferPanel(Panel):
         if self._waiting is not None:  # a point never drawn: "changed" is since that one
             self._before = self._waiting.snapshot
         self._waiting = view
-        if not self._behind_a_tab():
+        if self.in_view():
             self._draw_waiting()
             return
         self._show_status(*buffer_counts(view.snapshot, self._before))
 
-    def _behind_a_tab(self) -> bool:
-        """The window is up but this panel is not: closed, or another tab of its dock (Qt 6
-        keeps such a dock "visible", moved out of sight, and says so by visibilityChanged)."""
-        self._watch_dock()
-        return self.window().isVisible() and (not self.isVisible()
-                                              or self.visibleRegion().isEmpty())
-
-    def _watch_dock(self) -> None:
-        dock = self.parentWidget()
-        while dock is not None and not isinstance(dock, QDockWidget):
-            dock = dock.parentWidget()
-        if dock is not None and dock is not self._dock:
-            self._dock = dock
-            dock.visibilityChanged.connect(self._came_into_view)
-
-    def _came_into_view(self, *_args) -> None:
-        if self.hub is not None and self._waiting is not None and not self._behind_a_tab() and \
+    def came_into_view(self, *_args) -> None:
+        if self.hub is not None and self._waiting is not None and self.in_view() and \
                 point_view(self.controller, self.hub) is not None:
             self._draw_waiting()  # at rest: the recorder tells the waiting point's story
-
-    def showEvent(self, event) -> None:
-        super().showEvent(event)
-        self._came_into_view()
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._came_into_view()  # laid out at last, or its dock's tab raised
 
     def _draw_waiting(self) -> None:
         view, self._waiting = self._waiting, None

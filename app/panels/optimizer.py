@@ -32,6 +32,7 @@ class OptimizerPanel(Panel):
     """
 
     tensor_selected = Signal(str)
+    lazy = True  # behind the inspector by default: its tree is rebuilt only when seen
 
     def __init__(self, controller, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -39,7 +40,7 @@ class OptimizerPanel(Panel):
         self.controller = controller
         self.hub = panels_hub(controller)
         self.hub.acquire()
-        self.groups: list[pm.GroupRows] = []
+        self._groups: list[pm.GroupRows] = []
         self.at_step = False
 
         layout = vbox(self)
@@ -61,16 +62,22 @@ class OptimizerPanel(Panel):
         self.rule_view.setPlaceholderText(
             "The update rule appears here once optimizer.step() has updated a parameter.")
         layout.addWidget(stacked(self.tree, self.rule_view, (220, 220)))
-        controller.state_changed.connect(self.refresh)
+        self.connect_signals()
         self.refresh()
 
     # ------------------------------------------------------------------ drawing
+    @property
+    def groups(self) -> list[pm.GroupRows]:
+        """The rows at the point the session shows (drawn now if the panel put them off)."""
+        self.up_to_date()
+        return self._groups
+
     def refresh(self, *_args) -> None:
         view = self.new_point()
         if view is None:
             return  # running, or the same pause published again
         self.at_step = "step" in view.markers
-        self.groups = pm.optimizer_rows(view.snapshot, view.live, self.hub.recorder, self.at_step)
+        self._groups = pm.optimizer_rows(view.snapshot, view.live, self.hub.recorder, self.at_step)
         self._fill_tree()
         if not self.groups:
             self.status.setText("no optimizer in the script yet")
@@ -162,6 +169,7 @@ class OptimizerPanel(Panel):
         return None if item is None else item.data(0, ROLE_NAME)
 
     def rule_text(self) -> str:
+        self.up_to_date()
         return self.rule_view.toPlainText()
 
     def csv_text(self) -> str:

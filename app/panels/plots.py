@@ -307,9 +307,7 @@ class PlotsPanel(Panel):
         self.area_layout.setSpacing(10)
         layout.addWidget(self.area, 1)
         layout.addStretch(0)
-        for signal, slot in self.connections():
-            if signal is not None:
-                signal.connect(slot)
+        self.connect_signals()
         self.show_figures(getattr(getattr(controller, "session", None), "figures", ()) or ())
 
     def connections(self) -> list:

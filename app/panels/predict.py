@@ -110,7 +110,7 @@ class PredictPanel(Panel):
         column.addStretch(1)  # questions stay at the top, each as tall as its text
         self.area.setWidget(body)
         layout.addWidget(self.area, 1)
-        controller.state_changed.connect(self.refresh)
+        self.connect_signals()
         self.refresh()
 
     def refresh(self, *_args, force: bool = False) -> None:

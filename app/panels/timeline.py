@@ -173,7 +173,7 @@ class TimelinePanel(Panel):
         self._travel_timer.setSingleShot(True)
         self._travel_timer.setInterval(150)
         self._travel_timer.timeout.connect(self._travel_now)
-        controller.state_changed.connect(self.refresh)
+        self.connect_signals()
         self.refresh()
 
     # ------------------------------------------------------------------ drawing

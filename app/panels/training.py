@@ -133,14 +133,16 @@ class TrainingPlotsPanel(Panel):
         self.hub = panels_hub(controller)
         self.hub.acquire()
         self.names: dict[int, str] = {}  # id(tensor) -> display name, read at the last pause
-        self.curves: dict[tuple[str, str], pg.PlotDataItem] = {}
-        self.drawn_iterations = 0
-        self.run_starts: list[int] = []  # iterations (0-based) where a new run starts, drawn
+        # what is drawn (read through the properties below: drawn first if put off)
+        self._curves: dict[tuple[str, str], pg.PlotDataItem] = {}
+        self._drawn_iterations = 0
+        self._run_starts: list[int] = []  # iterations (0-based) where a new run starts
         self._drawn = None  # (history, version) last drawn
         self._x_max = 0  # the shown x range's end
         self._legends: dict[str, tuple] = {}  # plot kind -> the entries its legend shows
         self._colours: dict[tuple[str, str], str] = {}  # curve -> the colour it is drawn in
         self._last_tick: tuple[float, float] | None = None  # (GUI thread CPU time, wall time)
+        self._background = ""  # the plots' background colour, as drawn
 
         layout = vbox(self)
         top, self.status = header("Training", self.export_csv)
@@ -200,10 +202,7 @@ class TrainingPlotsPanel(Panel):
         self.timer.setInterval(FRAME_MS)
         self.timer.timeout.connect(self._tick)
         self._progressed.connect(self._show_progress)
-        controller.state_changed.connect(self.refresh)
-        busy = getattr(controller, "busy_changed", None)
-        if busy is not None:
-            busy.connect(self._busy_changed)
+        self.connect_signals()
         self.refresh()
 
     # ------------------------------------------------------------------ commands
@@ -269,13 +268,45 @@ class TrainingPlotsPanel(Panel):
             with self.hub.recorder.lock:  # a run's curves keep their names when it is over
                 self.hub.recorder.history.learn_names(self.names)
         base = self.palette().color(QPalette.ColorRole.Base)  # follows the window's theme
-        for plot in (self.loss_plot, self.norm_plot, self.ratio_plot):
-            plot.setBackground(base)
-        self.redraw(force=True)
+        themed = base.name() != self._background
+        if themed:
+            self._background = base.name()
+            for plot in (self.loss_plot, self.norm_plot, self.ratio_plot):
+                plot.setBackground(base)
+        # A step inside an iteration changes no curve: drawn again only when the history or
+        # a curve's name changed (learn_names counts that in the history's version), or the
+        # theme did. A pyqtgraph redraw of the three plots costs a few ms a step.
+        self.redraw(force=themed)
+
+    def up_to_date(self) -> None:
+        if self._stale and self.hub is not None:
+            self._stale = False
+            self.redraw(force=True)
+
+    @property
+    def curves(self) -> dict:
+        """(plot kind, series name) -> its curve, as drawn now."""
+        self.up_to_date()
+        return self._curves
+
+    @property
+    def drawn_iterations(self) -> int:
+        self.up_to_date()
+        return self._drawn_iterations
+
+    @property
+    def run_starts(self) -> list[int]:
+        """The iterations (0-based) where a new run starts."""
+        self.up_to_date()
+        return self._run_starts
 
     def redraw(self, force: bool = False) -> bool:
-        """Draw the recorder's history if it changed (or ``force``); returns whether it drew."""
+        """Draw the recorder's history if it changed (or ``force``); returns whether it drew.
+        Out of sight (behind the console's tab, as by default) it draws when seen."""
         if self.hub is None:
+            return False
+        if not force and not self.in_view():
+            self._stale = True
             return False
         recorder = self.hub.recorder
         with recorder.lock:
@@ -288,8 +319,8 @@ class TrainingPlotsPanel(Panel):
             norms = history.series(history.grad_norms, self.names)
             ratios = history.series(history.update_ratios, self.names)
             starts = history.run_starts()
-        self.drawn_iterations = len(loss)
-        self.run_starts = starts
+        self._drawn_iterations = len(loss)
+        self._run_starts = starts
         self._grow_x(len(loss))
         first = float(FIRST_ITERATION)  # iteration 1 is the first backward(), as the status bar
         xs = np.arange(len(loss), dtype=np.float64) + first
@@ -359,8 +390,8 @@ class TrainingPlotsPanel(Panel):
         item = plot.getPlotItem()
         top, rest = ranked(series, LEGEND_ENTRIES) if ranked_by_peak else (list(series), [])
         wanted = {*top, *([OTHERS] if rest else [])}
-        for key in [k for k in self.curves if k[0] == kind and k[1] not in wanted]:
-            item.removeItem(self.curves.pop(key))
+        for key in [k for k in self._curves if k[0] == kind and k[1] not in wanted]:
+            item.removeItem(self._curves.pop(key))
             self._colours.pop(key, None)
         shown = {name: series[name] for name in top}
         if rest:
@@ -369,11 +400,11 @@ class TrainingPlotsPanel(Panel):
                                                   for part in (series[name][j], gap)])
                                   for j in (0, 1))
         for name, (xs, ys) in shown.items():
-            curve = self.curves.get((kind, name))
+            curve = self._curves.get((kind, name))
             if curve is None:
                 # no name: the legend is kept by _legend, a few entries however many curves
                 curve = item.plot(connect="finite", symbolSize=4, symbolPen=None)
-                self.curves[(kind, name)] = curve
+                self._curves[(kind, name)] = curve
             colour = _OTHERS if name == OTHERS else _PALETTE[top.index(name) % len(_PALETTE)]
             if self._colours.get((kind, name)) != colour:
                 self._colours[(kind, name)] = colour
@@ -393,9 +424,9 @@ class TrainingPlotsPanel(Panel):
         self._legends[kind] = entries
         item.legend.clear()
         for name in top:
-            item.legend.addItem(self.curves[(kind, name)], name)
+            item.legend.addItem(self._curves[(kind, name)], name)
         if rest:
-            item.legend.addItem(self.curves[(kind, OTHERS)], f"{len(rest)} others")
+            item.legend.addItem(self._curves[(kind, OTHERS)], f"{len(rest)} others")
         self._fit_legend(self.plot_of[kind])
 
     @staticmethod
