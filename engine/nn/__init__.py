@@ -19,18 +19,22 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout
 from .flatten import Flatten
-from .lazy import LazyConv1d, LazyConv2d, LazyLinear
+from .lazy import LazyBatchNorm1d, LazyBatchNorm2d, LazyConv1d, LazyConv2d, LazyLinear
 from .linear import Identity, Linear
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
     HuberLoss,
     KLDivLoss,
     L1Loss,
+    MarginRankingLoss,
     MSELoss,
     NLLLoss,
     SmoothL1Loss,
+    TripletMarginLoss,
 )
 from .module import Module
 from .normalization import BatchNorm1d, BatchNorm2d, LayerNorm
@@ -61,3 +65,5 @@ __all__ += ["Transformer", "TransformerDecoder", "TransformerDecoderLayer", "Tra
 __all__ += ["LazyConv1d", "LazyConv2d", "LazyLinear", "UninitializedParameter"]
 __all__ += ["ModuleDict", "ParameterDict", "ParameterList"]
 __all__ += ["ConvTranspose1d", "ConvTranspose2d", "HuberLoss", "KLDivLoss", "SmoothL1Loss"]
+__all__ += ["CosineEmbeddingLoss", "GaussianNLLLoss", "MarginRankingLoss", "TripletMarginLoss"]
+__all__ += ["LazyBatchNorm1d", "LazyBatchNorm2d"]

@@ -829,5 +829,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 # attention lives in engine/nn/attention.py (it builds on the functions above)
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: E402,F401
+from .losses_margin import (  # noqa: E402,F401
+    cosine_embedding_loss,
+    gaussian_nll_loss,
+    margin_ranking_loss,
+    pairwise_distance,
+    triplet_margin_loss,
+)
 from .losses_more import huber_loss, kl_div, smooth_l1_loss  # noqa: E402,F401
 from .transposed import conv_transpose1d, conv_transpose2d  # noqa: E402,F401

@@ -1,13 +1,17 @@
-"""Lazy modules: ``LazyLinear``, ``LazyConv1d``, ``LazyConv2d``. Their weights are
-``UninitializedParameter`` until the first call, which reads the input's feature size, makes the
-parameters and initialises them as the eager module would (the same draws, at that moment); the
-module then becomes its eager class (``Linear``, ``Conv2d``...), as in PyTorch."""
+"""Lazy modules: ``LazyLinear``, ``LazyConv1d``, ``LazyConv2d``, ``LazyBatchNorm1d``,
+``LazyBatchNorm2d``. Their weights (and running statistics) are ``UninitializedParameter``
+(``UninitializedBuffer``) until the first call, which reads the input's feature size, makes them
+and initialises them as the eager module would (the same draws, at that moment); the module then
+becomes its eager class (``Linear``, ``Conv2d``, ``BatchNorm2d``...), as in PyTorch."""
 
 from __future__ import annotations
 
+from .. import creation
+from ..dtypes import int64
 from .conv import Conv1d, Conv2d
 from .linear import Linear
-from .parameter import UninitializedParameter
+from .normalization import BatchNorm1d, BatchNorm2d
+from .parameter import UninitializedBuffer, UninitializedParameter, _Uninitialized
 
 
 def _infer_parameters(module, args):
@@ -37,7 +41,8 @@ class LazyModuleMixin:
             self.bias = UninitializedParameter(dtype=dtype)
 
     def has_uninitialized_params(self) -> bool:
-        return any(isinstance(p, UninitializedParameter) for p in self._parameters.values())
+        return any(isinstance(t, _Uninitialized)
+                   for t in (*self._parameters.values(), *self._buffers.values()))
 
     def initialize_parameters(self, *args, **kwargs) -> None:
         raise NotImplementedError(
@@ -111,3 +116,51 @@ class LazyConv2d(_LazyConvMixin, Conv2d):
 
     _torch_class_name = "torch.nn.modules.conv.LazyConv2d"
     cls_to_become = Conv2d
+
+
+class _LazyNormBase(LazyModuleMixin):
+    """Batch norm whose ``num_features`` is dim 1 of its first input: built as a norm of 0
+    features without affine parameters or statistics, which are then uninitialised stand-ins
+    (``num_batches_tracked`` is a real 0, as PyTorch's)."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 device=None, dtype=None, *, bias=True) -> None:
+        super().__init__(0, eps, momentum, False, False, dtype=dtype, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(dtype=dtype)
+            self.running_var = UninitializedBuffer(dtype=dtype)
+            self.num_batches_tracked = creation.tensor(0, dtype=int64)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input) -> None:
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            shape = (self.num_features,)
+            for name in ("weight", "bias", "running_mean", "running_var"):
+                t = getattr(self, name)
+                if t is not None:
+                    t.materialize(shape)
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+    """``BatchNorm1d`` whose ``num_features`` is read from its first input."""
+
+    _torch_class_name = "torch.nn.modules.batchnorm.LazyBatchNorm1d"
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+    """``BatchNorm2d`` whose ``num_features`` is read from its first input."""
+
+    _torch_class_name = "torch.nn.modules.batchnorm.LazyBatchNorm2d"
+    cls_to_become = BatchNorm2d

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import functional as F
+from . import losses_margin as _margin
 from . import losses_more as _more
 from .module import Module
 
@@ -142,3 +143,72 @@ class KLDivLoss(_Loss):
 
     def forward(self, input, target):
         return _more.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
+
+
+class CosineEmbeddingLoss(_Loss):
+    """Pulls pairs labelled 1 to cosine 1, pushes pairs labelled -1 below ``margin``."""
+
+    _torch_class_name = "torch.nn.modules.loss.CosineEmbeddingLoss"
+
+    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return _margin.cosine_embedding_loss(input1, input2, target, margin=self.margin,
+                                             reduction=self.reduction)
+
+
+class MarginRankingLoss(_Loss):
+    """Asks ``x1`` to rank above ``x2`` by ``margin`` where the target is 1 (below for -1)."""
+
+    _torch_class_name = "torch.nn.modules.loss.MarginRankingLoss"
+
+    def __init__(self, margin: float = 0.0, size_average=None, reduce=None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.margin = margin
+
+    def forward(self, input1, input2, target):
+        return _margin.margin_ranking_loss(input1, input2, target, margin=self.margin,
+                                           reduction=self.reduction)
+
+
+class TripletMarginLoss(_Loss):
+    """Asks the anchor to be nearer the positive than the negative, by ``margin``."""
+
+    _torch_class_name = "torch.nn.modules.loss.TripletMarginLoss"
+
+    def __init__(self, margin: float = 1.0, p: float = 2.0, eps: float = 1e-6,
+                 swap: bool = False, size_average=None, reduce=None,
+                 reduction: str = "mean") -> None:
+        super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
+        self.margin = margin
+        self.p = p
+        self.eps = eps
+        self.swap = swap
+
+    def forward(self, anchor, positive, negative):
+        return _margin.triplet_margin_loss(anchor, positive, negative, margin=self.margin,
+                                           p=self.p, eps=self.eps, swap=self.swap,
+                                           reduction=self.reduction)
+
+
+class GaussianNLLLoss(_Loss):
+    """Negative log-likelihood of the target under a Gaussian of predicted mean and variance."""
+
+    _torch_class_name = "torch.nn.modules.loss.GaussianNLLLoss"
+
+    def __init__(self, *, full: bool = False, eps: float = 1e-6,
+                 reduction: str = "mean") -> None:
+        super().__init__(None, None, reduction)
+        self.full = full
+        self.eps = eps
+
+    def forward(self, input, target, var):
+        return _margin.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps,
+                                         reduction=self.reduction)

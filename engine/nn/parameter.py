@@ -69,20 +69,12 @@ def _rebuild_parameter(array, requires_grad):
 
 
 
-class UninitializedParameter(Parameter):
-    """A parameter of a lazy module before its first call: no shape yet. ``materialize``
-    gives it its data and makes it a ``Parameter``, as PyTorch does."""
+class _Uninitialized:
+    """What a lazy module's parameters and buffers share before its first call: no shape yet;
+    ``materialize`` gives the tensor its data and makes it ``cls_to_become``, as PyTorch's
+    ``UninitializedTensorMixin`` does."""
 
     __slots__ = ()
-    _torch_class_name = "torch.nn.parameter.UninitializedParameter"
-    cls_to_become = Parameter
-
-    def __new__(cls, requires_grad=True, device=None, dtype=None):
-        dt = np.float32 if dtype is None else to_numpy_dtype(dtype)
-        return super().__new__(cls, Tensor._wrap(np.empty((0,), dtype=dt)), requires_grad)
-
-    def __init__(self, requires_grad=True, device=None, dtype=None):
-        pass
 
     @property
     def shape(self):
@@ -93,12 +85,49 @@ class UninitializedParameter(Parameter):
             "attributes.")
 
     def materialize(self, shape, device=None, dtype=None) -> None:
-        """Give the parameter an (uninitialised) array of ``shape``; it becomes a Parameter."""
+        """Give the tensor an (uninitialised) array of ``shape``; it becomes ``cls_to_become``."""
         dt = self._data.dtype if dtype is None else to_numpy_dtype(dtype)
         self._data = np.empty(tuple(shape), dtype=dt)
         self.__class__ = self.cls_to_become
 
     def __repr__(self) -> str:
-        return "<UninitializedParameter>"
+        return f"<{type(self).__name__}>"
 
     __str__ = __repr__
+
+
+def _empty(dtype) -> np.ndarray:
+    return np.empty((0,), dtype=np.float32 if dtype is None else to_numpy_dtype(dtype))
+
+
+class UninitializedParameter(_Uninitialized, Parameter):
+    """A parameter of a lazy module before its first call (it becomes a ``Parameter``)."""
+
+    __slots__ = ()
+    _torch_class_name = "torch.nn.parameter.UninitializedParameter"
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        return super().__new__(cls, Tensor._wrap(_empty(dtype)), requires_grad)
+
+    def __init__(self, requires_grad=True, device=None, dtype=None):
+        pass
+
+
+class UninitializedBuffer(_Uninitialized, Tensor):
+    """A buffer of a lazy module before its first call (``LazyBatchNorm``'s running
+    statistics); it becomes a plain ``Tensor``."""
+
+    __slots__ = ()
+    _torch_class_name = "torch.nn.parameter.UninitializedBuffer"
+    cls_to_become = Tensor
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        t = object.__new__(cls)
+        t._init(_empty(dtype))
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    def __init__(self, requires_grad=False, device=None, dtype=None, persistent=True):
+        pass

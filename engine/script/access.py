@@ -590,8 +590,10 @@ class AccessMixin(ScreeningMixin):
         if not args:
             fn = act.function
             owner = getattr(fn, "_owner", None) if fn is not None else None
-            if owner is None or act.self_arg is None:
+            if act.self_arg is None:
                 raise RuntimeError("super(): no arguments")
+            if owner is None:  # a def outside a class body (d2l's add_to_class), as Python says
+                raise RuntimeError("super(): __class__ cell not found")
             return SuperProxy(owner, act.self_arg)
         if len(args) != 2:
             raise TypeError("super() takes 0 or 2 arguments in gradstep scripts")

@@ -5,13 +5,17 @@ Tutorials reach layers and functions by name (``getattr(self, f'fc{i}')``,
 ``setattr(self, 'fc%d' % i, layer)``, ``hasattr(m, 'reset_parameters')``,
 ``hasattr(F, 'scaled_dot_product_attention')``, ``getattr(nn, 'ReLU')()``). Python's own
 builtins would read past the interpreter, so these stand in for them. A dunder name is refused
-outright (the checker sees no name here, and dunder walks start with one); a single-underscore
-one meets the run-time rule of ``underscore.py``, as ``obj._name`` would.
+outright (the checker sees no name here, and dunder walks start with one), but for setting one
+that a class body may define, to a function of the script, on one of the script's classes (d2l's
+``add_to_class``); a single-underscore one meets the run-time rule of ``underscore.py``, as
+``obj._name`` would.
 """
 
 from __future__ import annotations
 
 from .errors import ScriptError, forbidden
+from .objects import ScriptFunction
+from .safety import CLASS_DUNDERS
 
 _MISSING = object()
 
@@ -51,4 +55,11 @@ def script_hasattr(interp, obj, name) -> bool:
 
 
 def script_setattr(interp, obj, name, value) -> None:
+    if type(name) is str and name in CLASS_DUNDERS and isinstance(obj, type) \
+            and obj in interp._script_classes and isinstance(value, ScriptFunction):
+        # ``setattr(Class, fn.__name__, fn)`` (d2l's add_to_class): one of the script's classes
+        # gets a method a class body may define (zero-argument super() stays refused in it, as
+        # Python has no __class__ cell for a def outside a class body)
+        setattr(obj, name, value)
+        return
     interp._setattr(obj, _name("setattr", name), value, None)

@@ -256,7 +256,11 @@ class Checker:
 
     def _check_function(self, node, parent) -> None:
         if isinstance(node, ast.FunctionDef) and _is_dunder(node.name):
-            if not isinstance(parent, ast.ClassDef) or node.name not in CLASS_DUNDERS:
+            # d2l's ``@d2l.add_to_class(ResNet) def __init__(self, ...)`` defines a class's
+            # method outside its body: a decorated def may bear a name a class may define (the
+            # decorator installs it: ``setattr`` allows such a name on the script's classes only)
+            in_class = isinstance(parent, ast.ClassDef) or bool(node.decorator_list)
+            if not in_class or node.name not in CLASS_DUNDERS:
                 allowed = ", ".join(sorted(CLASS_DUNDERS))
                 raise forbidden(
                     f"defining '{node.name}' is not available (a class may define {allowed})",

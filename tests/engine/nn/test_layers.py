@@ -273,6 +273,11 @@ LOSSES = {
                        data(4, 3), data(4, 3)),
     "HuberLoss_none": case(lambda torch, a, b: torch.nn.HuberLoss(reduction="none")(a, b),
                            data(6), data(6)),
+    # the C++ compositions' own nodes: sub.Scalar (SubBackward1) and at::norm (NormBackward1)
+    "cosine_embedding_loss": case(lambda torch, a, b: torch.nn.functional.cosine_embedding_loss(
+        a, b, torch.tensor([1, -1, -1, 1]), margin=0.1), data(4, 3), data(4, 3)),
+    "pairwise_distance": case(lambda torch, a, b: torch.nn.functional.pairwise_distance(
+        a, b, p=3.0), data(4, 3), data(4, 3)),
 }
 CASES = {**CONV, **POOLS, **MODULES, **NORMS, **LOSSES}
 

@@ -59,3 +59,36 @@ def test_first_call_initialises_as_torch(build, x):
 def test_shape_of_an_uninitialised_parameter_and_bad_input_rank():
     same_error(lambda lib: lib.nn.LazyLinear(3).weight.shape[0])
     same_error(lambda lib: lib.nn.LazyConv2d(4, 3)(lib.zeros(2, 3)))
+
+
+# -- LazyBatchNorm1d / LazyBatchNorm2d: uninitialised weights and running statistics ------------
+
+_LAZY_NORMS = [
+    (lambda nn: nn.LazyBatchNorm2d(), X), (lambda nn: nn.LazyBatchNorm2d(momentum=0.3), X[:1]),
+    (lambda nn: nn.LazyBatchNorm1d(affine=False), X[:, :, 0]),
+    (lambda nn: nn.LazyBatchNorm1d(track_running_stats=False), X[:, :, 0]),
+    (lambda nn: nn.LazyBatchNorm1d(bias=False), X[0]),
+]
+
+
+@pytest.mark.parametrize("build,x", _LAZY_NORMS, ids=range(len(_LAZY_NORMS)))
+def test_lazy_batch_norm_before_and_after_the_first_call(build, x):
+    def snippet(torch):
+        m = build(torch.nn)
+        before = (repr(m), str(type(m)), [(n, str(type(b)), repr(b) if b is not None else None)
+                                          for n, b in m.named_buffers()],
+                  repr(m.weight), m.has_uninitialized_params(), list(m.state_dict()))
+        xt = torch.tensor(x, requires_grad=True)
+        out = m(xt)
+        out.sum().backward()
+        return {"before": before, "out": out, "x": xt, "params": dict(m.named_parameters()),
+                "buffers": dict(m.named_buffers()), "repr": repr(m), "type": str(type(m)),
+                "uninitialized": m.has_uninitialized_params(), "eval": m.eval()(xt[:1] * 2)}
+
+    check(snippet)
+
+
+def test_lazy_batch_norm_errors():
+    same_error(lambda lib: lib.nn.LazyBatchNorm2d()(lib.zeros(2, 3)))
+    same_error(lambda lib: lib.nn.LazyBatchNorm1d()(lib.zeros(2, 3, 4, 5)))
+    same_error(lambda lib: lib.nn.LazyBatchNorm1d().running_mean.shape)

@@ -422,6 +422,8 @@ RECIPES.update({
     "div_scalar": one("r", other=2.5),
     "mul_scalar": one("r", other=-1.5),
     "add_scalar": one("r", other=0.25),
+    "sub_scalar": one("r", other=0.25),
+    "norm_dim": custom(_vector_norm),
     "masked_fill": custom(lambda d, rng: (lambda s: (
         [values(rng, s)], {"mask": rng.standard_normal(s) > 0, "value": 0.0}, None))(
             d(small_shape))),

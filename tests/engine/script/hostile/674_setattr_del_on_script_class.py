@@ -1,0 +1,10 @@
+# expect: forbidden line 10
+class A:
+    pass
+
+
+def finalizer(self):
+    print('collected')
+
+
+setattr(A, '__del__', finalizer)

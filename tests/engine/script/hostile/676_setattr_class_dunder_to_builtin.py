@@ -1,0 +1,5 @@
+# expect: forbidden line 5
+class A:
+    pass
+
+setattr(A, '__repr__', print)
