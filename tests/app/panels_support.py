@@ -156,3 +156,26 @@ class FakeController(QObject):
     def go_to(self, index: int) -> None:
         self.travels.append(index)
         self._publish(self._session.go_to(index))
+
+
+def behind_a_tab(qtbot, panel):
+    """``panel`` in a dock tab behind an "Inspector" tab, as the window has its panels: returns
+    (its dock, the window). Keep the window for as long as the panel is used."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow
+
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    window.setCentralWidget(QLabel("graph"))
+    docks = []
+    for title, widget in (("Inspector", QLabel("inspector")), ("Panel", panel)):
+        dock = QDockWidget(title, window)
+        dock.setWidget(widget)
+        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        docks.append(dock)
+    window.tabifyDockWidget(*docks)
+    docks[0].raise_()
+    window.resize(900, 600)
+    window.show()
+    qtbot.waitExposed(window)
+    return docks[1], window

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow
 
 pytest.importorskip("pytestqt")
 
 from app.panels import GradientBufferPanel
-from tests.app.panels_support import FakeController
+from tests.app.panels_support import FakeController, behind_a_tab
 from tests.app.test_panels_buffers import (
     ACCUMULATION,
     AFTER_FIRST_BACKWARD,
@@ -27,22 +25,9 @@ def tabs(qtbot):
     """The panel in the window's dock tabs, as the window has it: behind an Inspector tab."""
     controller = FakeController(ACCUMULATION)
     controller.start()
-    window = QMainWindow()
-    qtbot.addWidget(window)
-    window.setCentralWidget(QLabel("graph"))
     panel = GradientBufferPanel(controller)
-    docks = []
-    for title, widget in (("Inspector", QLabel("inspector")), ("Gradient Buffers", panel)):
-        dock = QDockWidget(title, window)
-        dock.setWidget(widget)
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-        docks.append(dock)
-    window.tabifyDockWidget(*docks)
-    docks[0].raise_()
-    window.resize(900, 600)
-    window.show()
-    qtbot.waitExposed(window)
-    yield docks[1], panel, controller
+    dock, _window = behind_a_tab(qtbot, panel)
+    yield dock, panel, controller
     panel.shutdown()
     hub = getattr(controller, "_gradstep_panels_hub", None)
     if hub is not None:

@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow
 
 pytest.importorskip("pytestqt")
 
 from app.panels import OptimizerPanel, TrainingPlotsPanel
-from tests.app.panels_support import FakeController
+from tests.app.panels_support import FakeController, behind_a_tab
 from tests.app.test_panels_buffers import (
     ACCUMULATION,
     AFTER_SECOND_BACKWARD,
@@ -31,23 +29,10 @@ def tabbed(qtbot):
     def make(panel_class):
         controller = FakeController(ACCUMULATION)
         controller.start()
-        window = QMainWindow()
-        qtbot.addWidget(window)
-        window.setCentralWidget(QLabel("graph"))
         panel = panel_class(controller)
-        docks = []
-        for title, widget in (("Inspector", QLabel("inspector")), ("Panel", panel)):
-            dock = QDockWidget(title, window)
-            dock.setWidget(widget)
-            window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-            docks.append(dock)
-        window.tabifyDockWidget(*docks)
-        docks[0].raise_()
-        window.resize(900, 600)
-        window.show()
-        qtbot.waitExposed(window)
+        dock, window = behind_a_tab(qtbot, panel)
         made.append((panel, controller, window))  # the window lives as long as the test
-        return docks[1], panel, controller
+        return dock, panel, controller
 
     yield make
     for panel, controller, _window in made:
