@@ -11,18 +11,19 @@ Run: ``python tests/benchmarks/bench_worker.py``.
 - 1,000 iterations of an XOR MLP (``run_iterations(1000)`` from the loop's first statement).
   Goal: within 1.3x of in-process.
 
-Measured (2 shared cores, 2026-12-01, other jobs running: load 2-8): a step 1.4-2.1 ms in
-process, 2.8-3.5 ms through the worker at load 2-4 (ratio 1.8-2.2) and 3-10 ms at load 5-8
-(ratio 2-5; before the two sockets and the one-message step: 1.7-4.0 at load 0.1-5); under 50 ms
-always. 1,000 XOR iterations: 0.55-0.71x. What a step costs the worker beyond the in-process
-work (``told.PanelsTeller.at_rest`` ~0.4 ms, pickling both ways ~0.5 ms) is CPU the in-process
-window spends only when its panels draw; the rest is waking two processes on a busy machine,
-which the in-process side never does, so load widens the ratio instead of hitting both sides.
-What a quick step's reply carries (XOR, 20 steps at the loop body, pickled sizes): 2.6 KB in
-all, the graph model 1.7 KB, the explanation 0.4 KB, error 0.2 KB, position and counters 0.1 KB
-each, the list deltas (timeline, console, losses, warnings) 18 B each: nothing the window does
-not use is worth cutting: pickling and unpickling that reply takes ~0.09 ms (load 3), so
-most of the ~0.5 ms once put on pickling is elsewhere (the panels' data, the wake-ups).
+Issue 15 asks for the step "trigger to repaint": ``bench_window_step.py`` measures that, in the
+window, side by side; this file is the session-level part of it (no Qt, no painting), where the
+worker's own cost shows undiluted.
+
+Measured (2 shared cores, 2026-12-01): a step 1.4-2.1 ms in process, 3.1-3.9 ms through the
+worker (ratio 1.8-2.0 at load 0.4-3; before the two sockets and the one-message step: 1.7-4.0 at
+load 0.1-5); under 50 ms always. 1,000 XOR iterations: 0.75-1.19x. Where the worker's extra
+~1.6 ms a step goes (XOR, loop body, measured in one process with the worker's code): the
+panels' data (``told.PanelsTeller.at_rest``) ~0.25 ms, pickling the reply and unpickling it
+~0.3 ms each (10 KB: the graph model 4.5 KB, the panels' data 2.1 KB, the Paused event 2 KB, the
+workspace 0.9 KB), the window applying it ~0.1 ms, and the wake-ups of two processes and the
+reader thread. In the window that is 2-3 ms of a 15-35 ms step (``bench_window_step.py``: ratio
+0.95-1.05), because the views' redraw, which both sides pay, is most of a step.
 """
 
 from __future__ import annotations
