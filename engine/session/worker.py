@@ -810,6 +810,10 @@ class RemoteSession(EventPublisher):
         self._busy = False
         self._current: int | None = None
         self._kill_timer: threading.Timer | None = None
+        # the command whose run has ended at a statement (its rest event came ahead of its
+        # reply): what the worker still does for it (the graph, the snapshot) runs no script
+        # code, so Stop has nothing left to kill
+        self._rested: int | None = None
         self._closed = False
         self._proc: _Process | None = None
         self._dead = False  # the worker died: the next command starts a fresh one
@@ -950,6 +954,8 @@ class RemoteSession(EventPublisher):
                 self._show_panels(wired)
                 continue
             event = self._chain.unpack_event(from_wire(wired))
+            if isinstance(event, ev.AT_REST):
+                self._rested = self._current
             match event:
                 case ev.Paused(point=point, snapshot=snap) | ev.Finished(
                         point=point, snapshot=snap) | ev.Error(point=point, snapshot=snap):
@@ -1095,7 +1101,7 @@ class RemoteSession(EventPublisher):
         if self._busy:
             ident = self._current
             self._post(("stop",))
-            if self._kill_timer is None:
+            if self._kill_timer is None and self._rested != ident:
                 timer = threading.Timer(self.grace, self._kill_if_still, args=(ident,))
                 timer.daemon = True
                 self._kill_timer = timer
@@ -1109,7 +1115,8 @@ class RemoteSession(EventPublisher):
 
     def _kill_if_still(self, ident) -> None:
         proc = self._proc
-        if ident is not None and self._current == ident and proc is not None:
+        if ident is not None and self._current == ident and self._rested != ident \
+                and proc is not None:
             proc.deliberate = True
             proc.kill()
 

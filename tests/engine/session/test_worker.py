@@ -286,6 +286,37 @@ def test_stop_ends_an_endless_loop_politely_within_a_second(remote):
     assert s.status == Status.PAUSED and s.position.line == 1
 
 
+GROWING_CHAIN = """\
+import torch
+y = torch.ones(3, requires_grad=True)
+i = 0
+while True:
+    y = y * 1.0001
+    i += 1
+    if i % 500 == 0:
+        print(i)
+"""
+
+
+def test_a_run_that_stopped_politely_is_not_killed_while_its_reply_is_built(remote):
+    """Stop ended the run at a statement, and its Finished crossed ahead of the reply; the
+    worker then builds the graph of the long chain for longer than the grace. That is no
+    script code: the worker is not killed, the run ends where it stopped and keeps its prints
+    (QA: a kill there rewound the run to the last pause and emptied the console)."""
+    s = remote(GROWING_CHAIN, grace=0.05, limits=Limits(max_statements=10**12))
+    s.step_over()
+    pid = s.worker_pid
+    printed = []
+    s.subscribe(lambda e: printed.append(e) if isinstance(e, ev.Output) else None)
+    thread, done, failures = _start(s, "continue_")
+    _wait_until(lambda: len(printed) >= 4, timeout=60.0)  # a chain of 2,000 ops or more
+    s.stop()
+    assert done.wait(30.0) and not failures
+    assert s.worker_pid == pid  # the same worker: nothing was killed
+    assert s.status == Status.STOPPED
+    assert s.console and int(s.console[-1]) >= 2000  # the prints are all there
+
+
 def test_stop_kills_a_worker_stuck_in_one_c_call_and_comes_back_where_the_user_was(remote):
     s = remote(RANDOM_TRAINING)
     for _ in range(5):
