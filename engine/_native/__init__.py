@@ -1,6 +1,6 @@
 """The optional compiled kernels, built by setuptools at install time when a C compiler is there:
-``fill`` (fill.c, PyTorch's normal fill and uniforms) and ``sums`` (sums.c, torch's sum of a short
-float array).
+``fill`` (fill.c, PyTorch's normal fill and uniforms) and ``sums`` (sums.c, one call of torch's
+sum loop on a contiguous float array).
 
 ``kernel()`` / ``sums()`` are the modules, or None when they did not build or ``GRADSTEP_NATIVE=0``
 asks for the numpy code (engine/random.py and engine/ops/reduce_order.py compute the same numbers

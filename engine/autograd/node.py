@@ -241,7 +241,7 @@ class Node(_HookMethods, metaclass=TorchNamedMeta):
             shape, dtype = meta[i]
             # Most gradients already have their input's shape and dtype: skip the call then.
             # (dtypes compared by identity first: float32's is one object, ``!=`` a slower call)
-            if (gi is None or gi.__class__ is not np.ndarray or gi.shape != shape
+            if (gi is None or gi.__class__ is not _ndarray or gi.shape != shape
                     or (gi.dtype is not dtype and gi.dtype != dtype)):
                 gi = _reduce_to(gi, shape, dtype)
             out.append(gi)
@@ -366,6 +366,7 @@ def _reduce_to(g, shape, dtype):
 
 _NODE_CLASSES: dict = {}
 _add_reduce = np.add.reduce
+_ndarray = np.ndarray
 
 
 def node_class(base: type, node_name: str) -> type:

@@ -17,19 +17,29 @@ _new = object.__new__
 _next_sequence = _sequence.__next__
 
 
+_ndarray = np.ndarray
 _Tensor = None
-_TENSOR_TYPES = None  # Tensor and its subclasses: ``a.__class__ in`` it is isinstance, faster
+_TENSOR_TYPES = ()  # Tensor and its subclasses: ``a.__class__ in`` it is isinstance, faster
+_wrap = None  # Tensor._wrap
 
 
 def _tensor_cls():
     # Cached: an import statement per op would cost more than the op itself.
-    global _Tensor, _TENSOR_TYPES
     if _Tensor is None:
-        from ..tensor import TENSOR_TYPES, Tensor
-
-        _Tensor = Tensor
-        _TENSOR_TYPES = TENSOR_TYPES
+        _bind_tensor()
     return _Tensor
+
+
+def _bind_tensor():
+    """Tensor (a circular import), its subclasses and its constructor, bound once; returns the
+    constructor."""
+    global _Tensor, _TENSOR_TYPES, _wrap
+    from ..tensor import TENSOR_TYPES, Tensor
+
+    _Tensor = Tensor
+    _TENSOR_TYPES = TENSOR_TYPES
+    _wrap = Tensor._wrap
+    return _wrap
 
 
 def edge(t):
@@ -44,53 +54,48 @@ def edge(t):
 
 def apply(op: Op, *args, **params):
     """Run ``op`` on tensors (and Python scalars), returning a tensor that records the op."""
-    # The hot path of every op: no helper calls in the common case (one or two arguments, the
+    # The hot path of every op: no helper calls in the common case (one to three arguments, the
     # tensors of one floating dtype, numbers with them: no promotion), the result made inline.
-    Tensor = _Tensor or _tensor_cls()
+    wrap = _wrap or _bind_tensor()
     tensor_types = _TENSOR_TYPES
+    ndarray = _ndarray
     n = len(args)
     a = args[0] if n else None
-    if n == 2 and a.__class__ in tensor_types:
+    fast = False
+    if a.__class__ in tensor_types:
         d = a._data
         dt = d.dtype
-        b = args[1]
-        c = b.__class__
-        if c in tensor_types:
-            e = b._data
-            fast = (dt.kind == "f" and (e.dtype is dt or e.dtype == dt)
-                    and d.__class__ is np.ndarray and e.__class__ is np.ndarray)
-            if fast:
-                arrays = (d, e)
+        if dt.kind == "f" and d.__class__ is ndarray:
+            if n == 1:
+                fast = True
+                arrays = (d,)
                 tensors = args
-                needs = a._requires_grad or b._requires_grad
-        else:
-            fast = (c is float or c is int) and dt.kind == "f" and d.__class__ is np.ndarray
-            if fast:
-                arrays = (d, b)
-                tensors = (a, None)
                 needs = a._requires_grad
-    elif n == 1 and a.__class__ in tensor_types:
-        d = a._data
-        fast = d.dtype.kind == "f" and d.__class__ is np.ndarray
-        if fast:
-            arrays = (d,)
-            tensors = args
-            needs = a._requires_grad
-    elif n == 3 and a.__class__ in tensor_types:  # addmm (every nn.Linear call)
-        b, c = args[1], args[2]
-        fast = False
-        if b.__class__ in tensor_types and c.__class__ in tensor_types:
-            d, e, f = a._data, b._data, c._data
-            dt = d.dtype
-            fast = (dt.kind == "f" and (e.dtype is dt or e.dtype == dt)
-                    and (f.dtype is dt or f.dtype == dt) and d.__class__ is np.ndarray
-                    and e.__class__ is np.ndarray and f.__class__ is np.ndarray)
-            if fast:
-                arrays = (d, e, f)
-                tensors = args
-                needs = a._requires_grad or b._requires_grad or c._requires_grad
-    else:
-        fast = False
+            elif n == 2:
+                b = args[1]
+                c = b.__class__
+                if c in tensor_types:
+                    e = b._data
+                    if (e.dtype is dt or e.dtype == dt) and e.__class__ is ndarray:
+                        fast = True
+                        arrays = (d, e)
+                        tensors = args
+                        needs = a._requires_grad or b._requires_grad
+                elif c is float or c is int:
+                    fast = True
+                    arrays = (d, b)
+                    tensors = (a, None)
+                    needs = a._requires_grad
+            elif n == 3:  # addmm (every nn.Linear call)
+                b, c = args[1], args[2]
+                if b.__class__ in tensor_types and c.__class__ in tensor_types:
+                    e, f = b._data, c._data
+                    if ((e.dtype is dt or e.dtype == dt) and (f.dtype is dt or f.dtype == dt)
+                            and e.__class__ is ndarray and f.__class__ is ndarray):
+                        fast = True
+                        arrays = (d, e, f)
+                        tensors = args
+                        needs = a._requires_grad or b._requires_grad or c._requires_grad
     if not fast:
         arrays, tensors, needs = _gather(op, args, tensor_types)
     if _budget.guard is not None:  # a script's limits: the result's size, before computing it
@@ -99,9 +104,9 @@ def apply(op: Op, *args, **params):
         out = op.forward(*arrays, **params) if params else op.forward(*arrays)
     except ValueError as e:
         raise _shape_error(e, arrays) from None
-    if out.__class__ is not np.ndarray:
+    if out.__class__ is not ndarray:
         out = np.asarray(out)
-    result = Tensor._wrap(out)  # one constructor: a new slot is added in one place
+    result = wrap(out)  # one constructor (Tensor._wrap): a new slot is added in one place
     if op.view:
         base = tensors[0]
         result._base = base if base._base is None else base._base
@@ -260,28 +265,25 @@ _NO_EDGE = (None, 0)
 _SCALAR_META = ((), None)
 
 
-_OP_NODE_CLASSES: dict = {}  # {row: its node class}: keyed by the row, no tuple made per op
-_SAVE_PLANS: dict = {}
+_OP_PLANS: dict = {}  # {row: (its node class, its save plan, whether it saves its result)}
 
 
-def _op_node_class(op):
-    cls = _OP_NODE_CLASSES[op] = node_class(Node, op.node_name)
-    return cls
-
-
-def _save_plan(op) -> tuple:
-    """``((position, mask), ...)`` for the arguments a row's ``saves`` names (x, y, z: 0, 1, 2),
-    ``mask`` the bits of the inputs whose gradient reads it (``save_if``; None: always saved),
-    made once per row."""
+def _op_plan(op) -> tuple:
+    """A row's recording plan, made once per row: its node class, ``((position, mask), ...)`` for
+    the arguments its ``saves`` names (x, y, z: 0, 1, 2; ``mask`` the bits of the inputs whose
+    gradient reads it, ``save_if``; None: always saved), and whether it saves its result (r)."""
     save_if = op.save_if
-    plan = _SAVE_PLANS[op] = tuple(
-        (i, None if save_if is None else save_if.get(i, -1))
-        for i, role in enumerate("xyz") if role in op.saves)
-    return plan
+    saves = op.saves or ""
+    plan = tuple((i, None if save_if is None else save_if.get(i, -1))
+                 for i, role in enumerate("xyz") if role in saves)
+    entry = _OP_PLANS[op] = (node_class(Node, op.node_name), plan, "r" in saves)
+    return entry
 
 
 def _record(op, tensors, arrays, params, result, vjps=None):
-    # Plain loops, not generator expressions: this runs once per recorded op.
+    # Plain code, not loops or generator expressions for up to three inputs: this runs once per
+    # recorded op.
+    cls, plan, keeps_result = _OP_PLANS.get(op) or _op_plan(op)
     idx = op.inputs
     if idx is None:
         tensors_in, arrays_in = tensors, arrays
@@ -289,9 +291,9 @@ def _record(op, tensors, arrays, params, result, vjps=None):
         tensors_in = [tensors[i] for i in idx]
         arrays_in = [arrays[i] for i in idx]
     n_in = len(tensors_in)
+    ndarray = _ndarray
     # ``req``: a bit per input that will get a gradient (read by ``save_if``)
-    if n_in == 1 or n_in == 2:
-        # one or two inputs (nearly every op): the tuples made directly, no lists in between
+    if 0 < n_in < 4:
         t = tensors_in[0]
         if t is None or not t._requires_grad:
             e0 = _NO_EDGE
@@ -301,7 +303,7 @@ def _record(op, tensors, arrays, params, result, vjps=None):
             e0 = (fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0)
             req = 1
         a = arrays_in[0]
-        m0 = (a.shape, a.dtype) if a.__class__ is np.ndarray else _SCALAR_META
+        m0 = (a.shape, a.dtype) if a.__class__ is ndarray else _SCALAR_META
         if n_in == 1:
             next_functions = (e0,)
             input_meta = (m0,)
@@ -314,8 +316,19 @@ def _record(op, tensors, arrays, params, result, vjps=None):
                 e1 = (fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0)
                 req |= 2
             a = arrays_in[1]
-            next_functions = (e0, e1)
-            input_meta = (m0, (a.shape, a.dtype) if a.__class__ is np.ndarray else _SCALAR_META)
+            m1 = (a.shape, a.dtype) if a.__class__ is ndarray else _SCALAR_META
+            if n_in == 2:
+                next_functions = (e0, e1)
+                input_meta = (m0, m1)
+            else:  # (addmm: the bias, then the matrices)
+                t = tensors_in[2]
+                e2 = _NO_EDGE if t is None else edge(t)
+                if e2[0] is not None:
+                    req |= 4
+                a = arrays_in[2]
+                next_functions = (e0, e1, e2)
+                input_meta = (m0, m1,
+                              (a.shape, a.dtype) if a.__class__ is ndarray else _SCALAR_META)
     else:
         next_functions = []
         input_meta = []
@@ -335,17 +348,12 @@ def _record(op, tensors, arrays, params, result, vjps=None):
                     next_functions.append((t._grad_accumulator(), 0))
                 req |= bit
             bit <<= 1
-            input_meta.append((a.shape, a.dtype) if a.__class__ is np.ndarray else _SCALAR_META)
+            input_meta.append((a.shape, a.dtype) if a.__class__ is ndarray else _SCALAR_META)
         next_functions = tuple(next_functions)
         input_meta = tuple(input_meta)
-    saves = op.saves
     saved = versions = None
-    ans = ans_counter = ans_version = None
-    if saves:
+    if plan:
         n = len(tensors)
-        plan = _SAVE_PLANS.get(op)
-        if plan is None:  # (an empty plan, ``saves="r"``, is kept too)
-            plan = _save_plan(op)
         for i, mask in plan:
             if i >= n:
                 break
@@ -362,29 +370,28 @@ def _record(op, tensors, arrays, params, result, vjps=None):
                 versions[i] = t._version.value
             else:
                 saved[i] = a  # a Python scalar, or an input the op cast: a constant
-        if "r" in saves:
-            ans = result._data
-            ans_counter = result._version
-            ans_version = ans_counter.value
+        if versions is not None:
+            # a tuple of ints: the collector untracks it, so it never reaches the oldest
+            # generation
+            versions = tuple(versions)
     # ``Node(...)``, with its fields written here: one Python call less per op
-    node = _new(_OP_NODE_CLASSES.get(op) or _op_node_class(op))
+    node = _new(cls)
     node.op = op if vjps is None else _VariadicOp(op, vjps)
     node.params = params
     node.next_functions = next_functions
     node.input_meta = input_meta
     node.saved = saved
-    # a tuple of ints: the collector untracks it, so it never reaches the oldest generation
-    node.saved_versions = versions if versions is None else tuple(versions)
-    node.ans = ans
-    node.ans_counter = ans_counter
-    node.ans_version = ans_version
+    node.saved_versions = versions
+    if keeps_result:
+        node.ans = result._data
+        node.ans_counter = counter = result._version
+        node.ans_version = counter.value
+    else:
+        node.ans = node.ans_counter = node.ans_version = None
     node.freed = False
     node.sequence_nr = _next_sequence()
     node.num_outputs = 1
-    node.pre_hooks = None
-    node.hooks = None
-    node.retained = None
-    node._metadata = None
+    node.pre_hooks = node.hooks = node.retained = node._metadata = None
     return node
 
 

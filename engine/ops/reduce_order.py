@@ -30,6 +30,7 @@ LANE_BYTES = 32  # one Vectorized<T> in the sum kernel
 GRAIN_SIZE = 32768  # at::internal::GRAIN_SIZE
 _LEVELS = 4  # multi_row_sum's num_levels
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_F32, _F64 = _FLOATS  # native-order dtypes are singletons: ``is`` before ``in``'s comparisons
 
 _threads = None
 
@@ -337,30 +338,37 @@ def _axes(dim, ndim):
 
 def _flat(v: np.ndarray) -> np.ndarray:
     """The sum of a contiguous 1-D array: one loop call, or one per thread and their sum."""
+    if v.size < GRAIN_SIZE or (threads := intraop_threads()) == 1:
+        return _loop_sum(v)
+    buffer = np.zeros(threads, v.dtype)
+    for t, (b, e) in enumerate(_chunks(v.size, GRAIN_SIZE, threads)):
+        buffer[t] = _loop_sum(v[b:e])
+    return _loop_sum(buffer)
+
+
+# The compiled loop (engine/_native/sums.c), or None: read once, since a sum is too quick for an
+# environment lookup per call (GRADSTEP_NATIVE=0 at start-up selects the numpy code).
+_SUMS = _native.sums()
+
+
+def _loop_sum(v: np.ndarray, native: bool = True):
+    """One call of torch's sum loop on a contiguous non-empty 1-D array (a full sum, or one
+    thread's part of one), a scalar of v's dtype: ``_inner`` (``_short`` below 64 vectors), or
+    ``_row_sum`` of fewer elements than a vector. One call of the compiled kernel when it is built
+    (~0.1-2 us against 6-20 us for the numpy calls below, which give the same bits and which
+    ``native=False`` asks for)."""
+    if native and _SUMS is not None:
+        return v.dtype.type(_SUMS.loop_sum(v))
     itemsize = v.itemsize
     lanes = LANE_BYTES // itemsize
     if lanes <= v.size < 64 * lanes:
         return _short(v, lanes)
-    if v.size < GRAIN_SIZE or (threads := intraop_threads()) == 1:
-        return _column_sums(v[:, None], itemsize, 0, itemsize)[0]
-    buffer = np.zeros(threads, v.dtype)
-    for t, (b, e) in enumerate(_chunks(v.size, GRAIN_SIZE, threads)):
-        buffer[t] = _column_sums(v[b:e, None], itemsize, 0, itemsize)[0]
-    return _column_sums(buffer[:, None], itemsize, 0, itemsize)[0]
+    return _column_sums(v[:, None], itemsize, 0, itemsize)[0]
 
 
-# The compiled short sum (engine/_native/sums.c), or None: read once, since a sum is too quick for
-# an environment lookup per call (GRADSTEP_NATIVE=0 at start-up selects the numpy code).
-_SUMS = _native.sums()
-
-
-def _short(v: np.ndarray, lanes: int, native: bool = True) -> np.ndarray:
+def _short(v: np.ndarray, lanes: int) -> np.ndarray:
     """``_inner`` of a short contiguous 1-D array (fewer than 16 rows of 4 vectors: the cascade
-    is one sequential sum), in one call of the compiled kernel when it is built (the MLP's losses
-    are this size: ~0.1 us against ~6 us for the numpy calls below, which give the same bits and
-    which ``native=False`` asks for)."""
-    if native and _SUMS is not None:
-        return v.dtype.type(_SUMS.short_sum(v))
+    is one sequential pass), in fewer numpy calls."""
     nv = v.size // lanes
     n4 = nv // 4
     if n4:
@@ -375,6 +383,22 @@ def _short(v: np.ndarray, lanes: int, native: bool = True) -> np.ndarray:
     if nv * lanes < v.size:
         p = np.concatenate((v[nv * lanes:], p))
     return np.add.accumulate(p)[-1]
+
+
+def _full(x: np.ndarray, mean: bool) -> np.ndarray:
+    """torch's sum (or mean) of all of a C-contiguous non-empty float32/float64 array, a 0-d
+    array: the loop sums added to torch's zero accumulator (-0.0 sums to 0.0), divided by the
+    count in x's dtype for the mean. With the compiled loop, in Python floats: a float32 sum is
+    exact as a double, and so is adding zero; the double quotient of two floats rounds to the
+    float quotient (53 bits >= 2 * 24 + 2: no double rounding), the count being exact below the
+    thread split. numpy's scalars cost more than the short sum itself."""
+    n = x.size
+    if _SUMS is not None and n < GRAIN_SIZE:
+        s = _SUMS.loop_sum(x) + 0.0  # (a C-contiguous buffer reads as its flat elements)
+        return np.array(s / n if mean else s, x.dtype)
+    t = x.dtype.type
+    s = _flat(x.reshape(-1)) + t(0)
+    return np.asarray(s / t(n) if mean else s)
 
 
 def _contiguous(x: np.ndarray, axes) -> np.ndarray | None:
@@ -402,10 +426,11 @@ def _contiguous(x: np.ndarray, axes) -> np.ndarray | None:
 def torch_sum(x, dim=None, keepdim=False, dtype=None):
     """``torch.sum(x, dim, keepdim, dtype=dtype)`` on a numpy array, in torch's order for float32
     and float64 (the input cast to ``dtype`` first, as torch does); numpy's sum otherwise."""
-    if dim is None and x.__class__ is np.ndarray and x.dtype in _FLOATS and x.size \
-            and x.flags.c_contiguous and (dtype is None or x.dtype == dtype):
-        r = _flat(x.reshape(-1)) + x.dtype.type(0)  # the common case, first
-        return r.reshape((1,) * x.ndim) if keepdim else r.reshape(())
+    if dim is None and x.__class__ is np.ndarray and x.flags.c_contiguous and x.size:
+        dt = x.dtype
+        if (dt is _F32 or dt is _F64) and (dtype is None or dt == dtype):  # the common case
+            r = _full(x, False)
+            return r.reshape((1,) * x.ndim) if keepdim else r
     if dtype is not None and x.dtype != dtype:
         x = np.asarray(x).astype(dtype)
     if x.__class__ is not np.ndarray or x.dtype not in _FLOATS or not x.size:
@@ -425,10 +450,11 @@ def torch_sum(x, dim=None, keepdim=False, dtype=None):
 def torch_mean(x, dim=None, keepdim=False, dtype=None):
     """``torch.mean``: torch's CPU mean is its sum, then a division by the count in the result's
     dtype (``sum_out(...).div_(dim_prod)``)."""
-    if dim is None and x.__class__ is np.ndarray and x.dtype in _FLOATS \
-            and (dtype is None or x.dtype == dtype) and x.flags.c_contiguous and x.size:
-        s = _flat(x.reshape(-1)) + x.dtype.type(0)  # the common case, first
-        return (s / x.dtype.type(x.size)).reshape((1,) * x.ndim if keepdim else ())
+    if dim is None and x.__class__ is np.ndarray and x.flags.c_contiguous and x.size:
+        dt = x.dtype
+        if (dt is _F32 or dt is _F64) and (dtype is None or dt == dtype):  # the common case
+            r = _full(x, True)
+            return r.reshape((1,) * x.ndim) if keepdim else r
     s = np.asarray(torch_sum(x, dim, keepdim, dtype))
     count = np.size(x) if dim is None else math.prod(np.shape(x)[d] for d in _axes(dim, x.ndim))
     if s.dtype.kind != "f":

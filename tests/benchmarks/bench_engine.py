@@ -14,24 +14,21 @@ chain of 5,000 ``(y * 1.0001 + 0.0001).tanh()`` ops on a 1,024-vector, forward a
 the backward cost per node on 3-element tensors; (d) the event hub with no listener; (e) the
 garbage collector with the GUI's imports loaded.
 
-Results (2026-12-01, issue 14's speed pass, two runs with the machine loaded 7-9 by other work;
-``before`` = the tree before the pass, ``mine`` = the pass alone, ``engine`` = the working tree,
-which also has another change's torch-order sums (``engine/ops/reduce_order.py``), ratios to
+Results (2026-12-01, issue 14's per-op pass; load average 6.6 rising to 7.5, the other sessions'
+work; ``base`` = the working tree with the pass's files reverted, ``engine`` = the tree, ratios to
 torch in the same run)::
 
-    case                       before/torch   mine/torch   engine/torch
-    (a) MLP 2-16-16-1 step      1.24-1.28     1.05-1.13     1.18-1.20
-    (a) nn.Module + SGD step    0.96-1.05     0.94-0.96     0.99-1.10
-    (b) MLP 784-256-10 step     1.02-1.42     0.79-2.42     0.88-1.78   (BLAS under load: noise)
-    (c) chain 5000 fwd          2.38-2.54     2.07-2.46     2.19-2.62
-    (c) chain 5000 fwd+bwd      1.33-1.84     1.42-1.62     1.25-1.69
+    case                       base/torch   engine/torch
+    (a) MLP 2-16-16-1 step        0.97          0.87
+    (a) nn.Module + SGD step      1.03          0.95
+    (b) MLP 784-256-10 step       1.80          1.23   (BLAS under load: noise)
+    (c) chain 5000 fwd            2.17          1.92
+    (c) chain 5000 fwd+bwd        1.72          1.44
 
-``bench_step_profile.py`` (300 interleaved rounds, thread CPU time, same runs): the bare-tensor
-step went from 1.19-1.21x torch (ratio of minimums; median of per-round ratios 1.03-1.05x) to
-1.00-1.03x (0.87-0.88x) for the pass alone, its forward from 1.47-1.64x to 1.27-1.33x and its
-backward from 1.06-1.12x to 0.84-0.96x; the torch-order mean adds ~20 us per step (1.06x, 0.96x).
-Under this load CPU time still swings: (b) and (c) are not comparable between runs, only columns
-of one run.
+Under that load single numbers move by 10-30% between runs and torch's more than the engine's;
+``bench_step_profile.py`` (medians of per-round ratios, both (a) steps) is the steadier measure.
+The previous pass (same day, load 7-9) measured (a) at 1.05-1.13x and 0.94-0.96x for that pass
+alone, 1.18-1.20x and 0.99-1.10x with the torch-order sums it had not costed yet.
 """
 
 from __future__ import annotations

@@ -1,24 +1,29 @@
 """The small-MLP training step, split up, for several engine versions and PyTorch in ONE process.
 
-Results (2026-11-30, shared 2-core VM, PyTorch 2.13 CPU on one thread; two runs of 700 rounds;
-median of the per-round ratios to torch, ranges over the runs): ``before`` = d314810~1 (before the
-fidelity pass), ``head`` = 55c475c (after it), ``work`` = this speed pass.
-  (a) MLP step           before 0.91-0.93x   head 0.96-0.98x   work 0.95-0.98x
-  (fwd) MLP forward      before 1.26-1.30x   head 1.30-1.33x   work 1.25-1.29x
-  (bwd) MLP backward     before 0.96-0.99x   head 1.02-1.06x   work 0.98-1.02x
-  (chain) 200 ops        before 0.85-0.87x   head 0.85-0.86x   work 0.84-0.85x
-Ratios of the minimums, same runs: step 0.96-1.05x / 1.08-1.09x / 1.01-1.04x. Measured per phase
-inside one step (min of 300 rounds): forward 86.4 vs 87.8 us, backward 146.3 vs 151.1 us,
-optimizer 38.2 vs 38.7 us (before vs work). So forward is back to its pre-fidelity cost, backward
-within ~3% of it (what is left is the fidelity itself: GradVersions, mean's dense gradient, mm's
-layout check), and the step ~2-4% above it, from ~5-9% after the fidelity pass. Host noise moves
-single numbers by 10-30% between runs: compare only columns of the same run.
+Results (2026-12-01, issue 14's per-op pass: ``dispatch.apply``/``_record`` with one plan per row
+and three inputs unrolled, the full sum and mean in one call of ``engine/_native/sums.c``; shared
+2-core VM, PyTorch 2.13 CPU on one thread; ratio of the minimums to torch [median of the per-round
+ratios]). ``base`` = the working tree with this pass's files reverted (the op table's newer
+float64-rounded tanh included on both sides), ``work`` = the tree:
+  300 rounds, load average 3.2 rising to 5.6:
+  (a) MLP step               base 0.97x [0.93x]   work 0.88x [0.86x]
+  (a) nn.Module + SGD step   base 0.91x [0.86x]   work 0.84x [0.79x]
+  (fwd) MLP forward          base 1.39x [1.42x]   work 1.13x [1.14x]
+  (bwd) MLP backward         base 0.99x [0.94x]   work 0.96x [0.89x]
+  (chain) 200 ops            base 1.03x [1.04x]   work 0.98x [0.93x]
+  300 rounds, load average 2.4 (before the nn case was added): step base 1.09x [1.02x], work
+  0.96x [0.90x]; forward 1.83x [1.70x] -> 1.50x [1.38x]; backward 1.01x [0.99x] -> 0.94x [0.92x].
+In microseconds (the 2.4 run): step 270.9 -> 238.6 (torch 247.8), forward 81.7 -> 67.1 (torch
+44.7). The forward's mean went from ~7 to ~5 us (torch 5), its sum in C and the rest in Python
+floats instead of numpy scalars. A loaded host inflates torch's times more than the engine's, so
+ratios read lower the busier it is: compare only columns of one run.
 
 Run: ``python tests/benchmarks/bench_step_profile.py [label=path ...] [--rounds=N] [--profile]``.
 Each ``label=path`` names a directory holding an ``engine/`` package (an older checkout, e.g. made
 with ``git worktree add /tmp/before <commit>``); it is imported under another package name, so all
 versions run side by side. The working tree's engine is always ``work``; PyTorch is ``torch`` when
-installed. Cases: (a) one SGD step of bench_engine's 2-16-16-1 tanh MLP, (fwd) its forward only,
+installed. Cases: (a) one SGD step of bench_engine's 2-16-16-1 tanh MLP, on bare tensors and as
+the issue writes it (``nn.Sequential``, ``F.mse_loss``, ``optim.SGD``), (fwd) its forward only,
 (bwd) its backward only (a fresh graph per call, built outside the timed part), (chain) 200
 elementwise ops (``(y * 1.0001 + 0.0001).tanh()`` / 3 ... on a 64-vector) forward + backward.
 The machine is shared and noisy: every case alternates between the libraries round after round
@@ -90,6 +95,13 @@ def mlp(lib, seed=0):
     return step, forward, make_backward
 
 
+def nn_step(lib, seed=0):
+    """The same step as the issue writes it (bench_engine's ``nn_mlp_step_factory``)."""
+    from tests.benchmarks.bench_engine import nn_mlp_step_factory
+
+    return nn_mlp_step_factory(lib, np.random.default_rng(seed))
+
+
 def chain(lib, n_ops=200, size=64):
     x = lib.tensor(np.linspace(-1, 1, size, dtype=np.float32), requires_grad=True)
 
@@ -147,9 +159,11 @@ def main(argv) -> None:
     cases = {}
     for label, lib in libs.items():
         step, fwd, make_bwd = mlp(lib)
+        module_step = nn_step(lib)
         chained = chain(lib)
         cases[label] = {
             "(a) MLP step": lambda s=step: timed(s, 5),
+            "(a) nn.Module + SGD step": lambda s=module_step: timed(s, 5),
             "(fwd) MLP forward": lambda f=fwd: timed(f, 10),
             "(bwd) MLP backward": lambda m=make_bwd: timed_backward(m, 10),
             "(chain) 200 ops fwd+bwd": lambda c=chained: timed(c, 1),

@@ -92,17 +92,44 @@ def test_signed_zeros_and_specials():
         _same_bits(t.sum(), e.sum())
 
 
-@pytest.mark.parametrize("dtype", (np.float32, np.float64))
-def test_the_compiled_short_sum_adds_as_the_numpy_order_and_as_torch(dtype):
-    """engine/_native/sums.c against reduce_order's numpy code and torch, every short size (one
-    to 63 vectors), values of mixed magnitudes so that any other order rounds differently."""
+def _compiled():
     from engine.ops import reduce_order
 
     if reduce_order._SUMS is None:
         pytest.skip("the compiled kernel is not built here")
-    lanes = 32 // np.dtype(dtype).itemsize
-    for n in range(lanes, 64 * lanes):
+    return reduce_order
+
+
+@pytest.mark.parametrize("dtype", (np.float32, np.float64))
+def test_the_compiled_loop_adds_as_the_numpy_order_and_as_torch(dtype):
+    """engine/_native/sums.c against reduce_order's numpy code and torch, every size up to 5,000
+    and a few past torch's thread split (the loop on one thread's part), values of mixed
+    magnitudes so that any other order rounds differently."""
+    reduce_order = _compiled()
+    sizes = itertools.chain(range(1, 5001), (16383, 16384, 32767, 50002, 65536, 100003))
+    for n in sizes:
         v = (RNG.standard_normal(n) * 10.0 ** RNG.uniform(-4, 4, n)).astype(dtype)
-        native, numpy_order = reduce_order._short(v, lanes), reduce_order._short(v, lanes, False)
+        native, numpy_order = reduce_order._loop_sum(v), reduce_order._loop_sum(v, native=False)
         assert native.tobytes() == numpy_order.tobytes() and native.dtype == dtype, n
-        assert native.tobytes() == torch.from_numpy(v).sum().numpy().tobytes(), n
+        if n < 32768:  # one thread's loop is the whole sum below the split
+            assert native.tobytes() == torch.from_numpy(v).sum().numpy().tobytes(), n
+
+
+@pytest.mark.parametrize("dtype", (np.float32, np.float64))
+def test_the_compiled_full_sum_and_mean_are_the_numpy_ones(dtype, monkeypatch):
+    """The full sum and mean in Python floats around the compiled loop (reduce_order._full)
+    against the numpy scalars' arithmetic, signed zeros, subnormals and specials included."""
+    reduce_order = _compiled()
+    tiny = np.finfo(dtype).smallest_subnormal
+    cases = [np.array(c, dtype) for c in (
+        [-0.0] * 9, [tiny] * 8, [tiny * 3] * 9 + [-tiny], [np.inf] * 8, [np.nan] + [1.0] * 8,
+        [np.finfo(dtype).max] * 8)]
+    cases += [(RNG.standard_normal(n) * 10.0 ** RNG.uniform(-30, 30, n)).astype(dtype)
+              for n in range(1, 3000, 7)]
+    for x in cases:
+        native = [reduce_order._full(x, mean) for mean in (False, True)]
+        monkeypatch.setattr(reduce_order, "_SUMS", None)
+        numpy_order = [reduce_order._full(x, mean) for mean in (False, True)]
+        monkeypatch.undo()
+        for a, b in zip(native, numpy_order):
+            assert (a.tobytes(), a.dtype, a.shape) == (b.tobytes(), b.dtype, ()), x
