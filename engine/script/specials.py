@@ -16,6 +16,7 @@ from .. import autograd as _autograd
 from .. import creation as _creation
 from .. import tensor_format as _tensor_format
 from ..autograd import functional as _functional
+from ..optim import LBFGS
 from ..tensor import Tensor
 from .errors import ScriptError, limit
 from .guards import (
@@ -364,6 +365,7 @@ def function_specials() -> dict:
         builtins.int: int_handler,
         builtins.bytes: bytes_handler(bytes),
         builtins.bytearray: bytes_handler(bytearray),
+        LBFGS.step: _lbfgs_step_through_class,
     }
     return {id(k): v for k, v in table.items()}
 
@@ -452,12 +454,43 @@ def container_method(interp, func, args, kwargs, node):
 
 
 def method_specials() -> dict:
-    table = {Tensor.backward: _tensor_backward, Tensor.tolist: _tensor_tolist}
+    table = {Tensor.backward: _tensor_backward, Tensor.tolist: _tensor_tolist,
+             LBFGS.step: _lbfgs_step}
     for name, size_of in (("expand", _expand_size), ("repeat", _repeat_size)):
         fn = getattr(Tensor, name, None)
         if fn is not None:
             table[fn] = _method_with_size(name, size_of)
     return {id(k): v for k, v in table.items()}
+
+
+def _lbfgs_step(interp, opt, args, kwargs, node):
+    # LBFGS.step calls its closure in a loop of its own, up to max_iter / max_eval times: each
+    # call counts as a statement and honours stop(), so that a closure of engine code alone
+    # (``opt.step(w.sum)``), which runs no statement of the script, cannot loop unbounded
+    args = list(args)
+    if args:
+        args[0] = _counted_closure(interp, args[0])
+    elif "closure" in kwargs:
+        kwargs = {**kwargs, "closure": _counted_closure(interp, kwargs["closure"])}
+    return interp._call_plain(LBFGS.step, [opt, *args], kwargs, node)
+
+
+def _lbfgs_step_through_class(interp, args, kwargs, node):
+    # ``torch.optim.LBFGS.step(opt, closure)``: the same call, its closure counted alike
+    if not args:
+        return interp._call_plain(LBFGS.step, args, kwargs, node)
+    return _lbfgs_step(interp, args[0], args[1:], kwargs, node)
+
+
+def _counted_closure(interp, closure):
+    if not callable(closure):
+        return closure  # LBFGS.step reports it as torch does
+
+    def counted():
+        interp._tick()
+        return closure()
+
+    return counted
 
 
 def _method_with_size(name, size_of):

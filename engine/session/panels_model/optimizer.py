@@ -1,6 +1,7 @@
 """Optimizer steps: what each ``step()`` did to each parameter (``StepLog``), the update rule
 re-evaluated on those numbers (``update_rule``: SGD with momentum, Nesterov and weight decay, Adam,
-AdamW, RMSprop, Adagrad), and the rows the optimizer panel shows (``optimizer_rows``).
+AdamW, RMSprop, Adagrad; other optimizers, LBFGS among them, show the delta they applied), and
+the rows the optimizer panel shows (``optimizer_rows``).
 """
 
 from __future__ import annotations
@@ -422,14 +423,37 @@ def _group_rows(oname: str, kind: str, index: int, group: Mapping, params: list)
 def _param_row(snapshot: Snapshot, oname: str, group: Mapping, pname: str, shape: tuple,
                step: StepRecord | None, at_step: bool) -> ParamRow:
     """One parameter's row: its grad, its state at the point and its latest step's rule."""
-    state = tuple((k[2], v) for k, v in snapshot.optimizer.items()
-                  if k[0] == oname and k[1] == pname)
+    state = shown_state((k[2], v) for k, v in snapshot.optimizer.items()
+                        if k[0] == oname and k[1] == pname)
     rec = snapshot.tensors.get(pname)
     grad = rec.grad if rec is not None else None
     gstate = "none" if grad is None else ("zeros" if not np.any(grad) else "values")
     rule = update_rule(step, group) if step is not None else None
     return ParamRow(pname, tuple(shape), gstate, state, _bias_corrections(group, dict(state)),
                     rule, at_step and rule is not None)
+
+
+def shown_state(pairs: Iterable[tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:
+    """A parameter's state as the panel shows it: numbers and arrays as they are. A list in the
+    state (L-BFGS keeps its history as lists of tensors: ``old_dirs``, ``old_stps``, ``ro``,
+    ``al``, all on the first parameter) is one array, its set entries stacked (k curvature
+    pairs of n numbers: shape (k, n)); a list the snapshot kept only as text is shown by its
+    number of tensors, under ``len(key)``."""
+    out = []
+    for key, value in pairs:
+        if isinstance(value, (list, tuple)):
+            arrays = [np.asarray(getattr(v, "_data", v), dtype=np.float64) for v in value
+                      if v is not None]
+            if arrays and all(a.shape == arrays[0].shape for a in arrays):
+                value = np.stack(arrays)
+            elif not arrays:
+                value = np.zeros((0,))
+            else:
+                key, value = f"len({key})", len(arrays)
+        elif isinstance(value, str):
+            key, value = f"len({key})", value.count("tensor(")
+        out.append((key, value))
+    return tuple(out)
 
 
 def _bias_corrections(group, state) -> tuple[tuple[str, float], ...]:
