@@ -9,9 +9,11 @@ import numpy as np
 
 from . import budget as _budget
 from . import dtypes as _dt
+from .autograd.grad_mode import state as _grad_state
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .autograd.version import VersionCounter
 from .torch_names import TorchNamedMeta
+from .warn_once import warn_once
 
 _new = object.__new__
 _backward = None  # autograd.functional.backward, bound on first use (a circular import)
@@ -148,8 +150,8 @@ class Tensor(metaclass=_TensorMeta):
                 "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
                 "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you "
                 "access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for "
-                "more informations. (Triggered internally at "
-                "/pytorch/build/aten/src/ATen/core/TensorBody.h:489.)",
+                "more information. (Triggered internally at "
+                "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:493.)",
                 UserWarning,
                 stacklevel=2,
             )
@@ -356,6 +358,12 @@ class Tensor(metaclass=_TensorMeta):
         return bool(self._data.reshape(()))
 
     def __float__(self) -> float:
+        if self.requires_grad and _grad_state.enabled:
+            warn_once("float_requires_grad",
+                      "Converting a tensor with requires_grad=True to a scalar may lead to "
+                      "unexpected behavior.\nConsider using tensor.detach() first. (Triggered "
+                      "internally at /__w/pytorch/pytorch/torch/csrc/autograd/generated/"
+                      "python_variable_methods.cpp:822.)")
         return float(self.item())
 
     def __int__(self) -> int:

@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 
+from . import fused
 from .reduce_order import torch_mean, torch_sum
 
 
@@ -281,7 +282,18 @@ def _stack_grad(i):
 
 
 # -- arithmetic ------------------------------------------------------------------------------------
-row("add", "AddBackward0", lambda x, y, alpha=1: x + y if alpha == 1 else x + alpha * y,
+def _plus_scaled(x, y, alpha):
+    """``x + alpha * y`` as PyTorch's add kernel computes it: ``alpha`` in the result's dtype,
+    then one fused multiply-add for floats (``fused.fma``; numpy's two roundings left one float32
+    element in five a unit off); ``sub`` is ``add`` with ``-alpha``."""
+    dtype = np.result_type(x, y)
+    if dtype.kind != "f" or dtype.itemsize < 4:  # integers are exact; halves: as before
+        return x + alpha * y
+    return fused.fma(np.asarray(y, dtype), dtype.type(alpha), np.asarray(x, dtype))
+
+
+row("add", "AddBackward0",
+    lambda x, y, alpha=1: x + y if alpha == 1 else _plus_scaled(x, y, alpha),
     lambda g, ans, x, y, alpha=1: g,
     lambda g, ans, x, y, alpha=1: g if alpha == 1 else g * alpha,
     param_defaults={"alpha": 1},
@@ -289,7 +301,8 @@ row("add", "AddBackward0", lambda x, y, alpha=1: x + y if alpha == 1 else x + al
     group="Arithmetic",
     note="passes the incoming grad unchanged to both inputs (d(a+b)/da = d(a+b)/db = 1; times "
          "alpha for the second); a constant operand gets nothing")
-row("sub", "SubBackward0", lambda x, y, alpha=1: x - y if alpha == 1 else x - alpha * y,
+row("sub", "SubBackward0",
+    lambda x, y, alpha=1: x - y if alpha == 1 else _plus_scaled(x, y, -alpha),
     lambda g, ans, x, y, alpha=1: g,
     lambda g, ans, x, y, alpha=1: -g if alpha == 1 else -g * alpha,
     param_defaults={"alpha": 1},

@@ -1,33 +1,15 @@
 """The few fused updates optimizers use, rounded as PyTorch's CPU kernels round them.
 
 PyTorch's vectorised ``add_(x, alpha=a)``, ``addcmul_`` and ``lerp_`` compute ``u * v + w`` with a
-fused multiply-add: one rounding instead of numpy's two. For float32 the product of two floats is
-exact in float64, so computing there and rounding once reproduces the fused result bit for bit.
-That costs several passes over memory, so it is done for debugger-sized tensors only (up to
-``EXACT_FMA_LIMIT`` elements); larger float32 tensors and float64 ones round twice, which differs
-by at most one unit in the last place per update.
+fused multiply-add: one rounding instead of numpy's two (``engine.ops.fused.fma``, which the
+``add``/``sub`` rows use too).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-EXACT_FMA_LIMIT = 1 << 16
-
-
-def fma(u, v, w, out=None) -> np.ndarray:
-    """``u * v + w`` in the dtype of ``w``, rounded once when exactness is cheap (written into
-    ``out`` when given)."""
-    dtype = w.dtype
-    if dtype == np.float32 and w.size <= EXACT_FMA_LIMIT:
-        result = np.multiply(u, v, dtype=np.float64)
-        result += w
-        if out is None:
-            return result.astype(dtype)
-        np.copyto(out, result, casting="unsafe")
-        return out
-    product = np.multiply(u, v, dtype=dtype)
-    return np.add(product, w, out=product if out is None else out)
+from ..ops.fused import fma
 
 
 def _scalar(value, like: np.ndarray):

@@ -522,9 +522,10 @@ class _Backward:
 def _global_switches():
     """The engine's global switches a script may change, read now; returns the function that
     puts them back (when a run ends, however it ends): grad mode (and inference mode), anomaly
-    mode, the print options, the default dtype and the default device, the thread counts and
-    the deterministic-algorithms flag."""
+    mode, the print options, the default dtype and the default device, the thread counts, the
+    deterministic-algorithms flag and the warnings PyTorch gives once a process."""
     from .. import dtypes as _dtypes
+    from .. import warn_once as _warn_once
     from ..device import _DEFAULT_STACK, _default
     from ..threads import DETERMINISTIC as _deterministic
     from ..threads import SETTINGS as _threads
@@ -534,8 +535,11 @@ def _global_switches():
     dtypes = (_dtypes.DEFAULT_FLOAT, _dtypes.DEFAULT_INT)
     device = (_default[0], len(_DEFAULT_STACK))
     settings = (dict(_threads), dict(_deterministic))
+    warned = set(_warn_once.WARNED)  # a run is a process: its warn-once warnings are its own
 
     def restore() -> None:
+        _warn_once.WARNED.clear()
+        _warn_once.WARNED.update(warned)
         _threads.update(settings[0])
         _deterministic.update(settings[1])
         _grad_state.enabled, _grad_state.anomaly, _grad_state.inference = grad

@@ -452,7 +452,7 @@ def test_fused_updates_round_like_torch_bit_for_bit():
 
 
 def test_large_parameters_take_the_fast_path_and_stay_close():
-    from engine.optim.arith import EXACT_FMA_LIMIT
+    from engine.ops.fused import EXACT_LIMIT as EXACT_FMA_LIMIT
 
     rng = np.random.default_rng(4)
     init = rng.standard_normal((300, 300)).astype(np.float32)
