@@ -184,7 +184,8 @@ class MainWindow(QMainWindow):
         c.load_failed.connect(lambda path, exc: self.documents.report_open_error(path, str(exc)))
         c.command_failed.connect(lambda name, exc: self.console.add(
             "error", f"{name} failed: {type(exc).__name__}: {exc}"))
-        c.busy_changed.connect(lambda _busy: self._update_actions())
+        c.busy_changed.connect(lambda busy: (self.status.show_busy(busy, c.snapshot),
+                                             self._update_actions()))
         c.tensor_selection_requested.connect(self.select_tensor)
         self.editor.breakpoint_toggled.connect(
             lambda line, on: c.set_breakpoint(line) if on else c.clear_breakpoint(line))
@@ -296,12 +297,13 @@ class MainWindow(QMainWindow):
     def _update_actions(self) -> None:
         status = self.controller.snapshot.status
         busy = status == Status.RUNNING  # commands queue: only a running script disables them
+        running = busy or self.controller.busy  # Stop and Pause: also before it has started
         a = self.actions_by_id
         for key in ("debug.continue", "debug.step_over", "debug.step_into", "debug.step_out",
                     "debug.next_iteration", "debug.run_to_line"):
             a[key].setEnabled(not busy)
-        a["debug.stop"].setEnabled(busy or status == Status.PAUSED)
-        a["debug.pause"].setEnabled(busy)
+        a["debug.stop"].setEnabled(running or status == Status.PAUSED)
+        a["debug.pause"].setEnabled(running)
         a["debug.run_to_end"].setEnabled(not busy)
         can_go_back = not busy and bool(self.controller.current_point())
         a["debug.step_back"].setEnabled(can_go_back)

@@ -111,17 +111,27 @@ class DebugStatusBar(QStatusBar):
         self.counters.setObjectName("statusCounters")
         self.counters.setToolTip("How many times backward(), zero_grad() and optimizer.step() ran")
         self.stop_note: str | None = None  # "Stopped at line 3" after Stop ended a long call
+        # a command is on its way to a script that has not started yet (a fresh worker takes a
+        # moment): "Starting…", not "Ready" (QA: F5 looked dead, and was pressed again)
+        self.busy = False
         self.addWidget(self.state)
         self.addWidget(self.position)
         self.addWidget(self.reason, 1)
         self.addWidget(self.counters)
 
+    def show_busy(self, busy: bool, snapshot) -> None:
+        """The controller's ``busy_changed``."""
+        self.busy = busy
+        self.show_snapshot(snapshot)
+
     def show_snapshot(self, snapshot) -> None:
         status = snapshot.status
         note = self.stop_note if status != Status.RUNNING else None
-        text = ended_text(snapshot) or note or _STATE_TEXT.get(status, status)
+        starting = self.busy and status == Status.IDLE
+        text = ended_text(snapshot) or note or (
+            "Starting…" if starting else _STATE_TEXT.get(status, status))
         self.state.setText(text)
-        colour = _STATE_COLOUR.get(status)
+        colour = _STATE_COLOUR.get(Status.RUNNING if starting else status)
         self.state.setStyleSheet(f"color: {colour}" if colour else "")
         paused = status == Status.PAUSED
         self.position.setText(position_text(snapshot.position) if paused else "")
