@@ -248,6 +248,20 @@ def test_run_iterations_reports_progress():
     assert (s.position.line, s.position.iteration) == (5, 2)
 
 
+def test_run_iterations_from_before_the_loop_runs_that_many_whole_iterations():
+    """Entering the loop is no iteration run: "Run 2 iterations" from line 1 ends at the start
+    of the third, two backward() calls and two steps done (it ran one fewer)."""
+    for start in (None, 1, 2):
+        s = Session(SGD_LOOP)
+        if start is not None:
+            s.run_to_line(start)
+        seen = []
+        s.run_iterations(2, progress=lambda k, n: seen.append((k, n)))
+        assert seen == [(1, 2), (2, 2)]
+        assert (s.position.line, s.position.iteration) == (5, 2)
+        assert (s.counters.backward, s.counters.step) == (2, 2)
+
+
 def test_run_iterations_is_cancelled_by_stop_from_another_thread():
     s = Session(LONG_LOOP)
     rec = Recorder(s)
