@@ -385,8 +385,12 @@ def _dot_shapes(cause, stmt, namespace, line, col) -> Explanation:
     na, nb = (int(g) for g in m.groups()) if m else (None, None)
     text = (f"A dot product of two vectors needs as many elements in each: {a} has {na}, "
             f"{b} has {nb}. To multiply a vector by a matrix, make one operand 2-D.")
-    fixes = (f"{a}.unsqueeze(0) @ {b}.unsqueeze(1)  # (1x{na}) @ ({nb}x1): only if equal",
-             f"{a}.reshape(-1, {nb})  # rows of {nb}", f"torch.outer({a}, {b})")
+    # only fixes that run for these lengths (they differ, so no (1xn) @ (nx1))
+    fixes = (f"torch.outer({a}, {b})  # every product of one element of each: ({na}x{nb})",)
+    if na and nb and na % nb == 0:
+        fixes += (f"{a}.reshape(-1, {nb}) @ {b}  # {a} as {na // nb} rows of {nb}",)
+    elif na and nb and nb % na == 0:
+        fixes += (f"{a} @ {b}.reshape({na}, -1)  # {b} as {na} rows of {nb // na}",)
     return Explanation("shape_mismatch", "Vectors of different lengths", text, fixes, a, line,
                        col, {"a": na, "b": nb})
 

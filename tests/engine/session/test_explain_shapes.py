@@ -98,3 +98,22 @@ def test_vectors_of_different_lengths():
     cause = error_of(lambda: T.ones(3) @ T.ones(4))
     e = explain_exception(cause, stmt("d = u @ v"))
     assert e.kind == "shape_mismatch" and "u has 3, v has 4" in e.text
+
+
+@pytest.mark.parametrize("na, nb", [(3, 4), (6, 3), (3, 6), (5, 7)])
+def test_every_fix_for_vectors_of_different_lengths_runs_in_pytorch(na, nb):
+    """QA: the fixes offered for ``a @ b`` of two vectors of different lengths raised in
+    PyTorch ((1x3) @ (4x1), a reshape of 3 elements into rows of 4); each offered now runs."""
+    torch = pytest.importorskip("torch")
+    a, b = T.ones(na), T.ones(nb)
+    cause = error_of(lambda: a @ b)
+    e = explain_exception(cause, stmt("z = a @ b"), {"a": a, "b": b})
+    assert e.kind == "shape_mismatch" and e.fixes
+    shapes = [tuple(eval(fix.split("#")[0], {"torch": torch, "a": torch.ones(na),
+                                              "b": torch.ones(nb)}).shape) for fix in e.fixes]
+    expected = [(na, nb)]  # torch.outer, then a reshape where one length divides the other
+    if na % nb == 0:
+        expected.append((na // nb,))
+    elif nb % na == 0:
+        expected.append((nb // na,))
+    assert shapes == expected
