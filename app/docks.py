@@ -51,6 +51,10 @@ def tabify_panels(window: QMainWindow, docks: dict) -> None:
 
 def panel_toggle(docks: dict, key: str) -> QAction:
     """The View ▸ Panels check that shows or hides dock ``key``."""
-    toggle = docks[key].toggleViewAction()
+    dock = docks[key]
+    toggle = dock.toggleViewAction()
     toggle.setObjectName(f"view.panel.{key}")
+    # Shown again by the user, it comes to the front of its tabs (QA: reopened behind the
+    # inspector, it seemed not to open); a restored layout's docks keep their tab order.
+    toggle.triggered.connect(lambda checked: dock.raise_() if checked else None)
     return toggle

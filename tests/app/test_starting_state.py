@@ -30,3 +30,21 @@ def test_stop_and_pause_work_from_the_moment_a_run_is_asked_for(qtbot, make_wind
     wait_idle(qtbot, window)
     assert window.status.state.text() != "Starting…"
     assert window.editor.toPlainText() == FOREVER
+
+
+def test_a_panel_shown_again_from_the_view_menu_comes_to_the_front(qtbot, make_window):
+    """QA: closed, then reopened with View ▸ Panels, the Optimizer came back behind the
+    Inspector's tab and the user saw nothing change."""
+    window = make_window(open_demo=False)
+    window.ensure_panels()
+    dock = window.docks["optimizer"]
+    toggle = next(a for a in window.findChildren(type(window.actions_by_id["debug.stop"]))
+                  if a.objectName() == "view.panel.optimizer")
+    if not toggle.isChecked():
+        toggle.trigger()
+    window.docks["inspector"].raise_()  # the optimizer's tab behind the inspector's
+    qtbot.waitUntil(lambda: dock.isVisible() and not window.panels["optimizer"].in_view())
+    toggle.trigger()  # closed
+    qtbot.waitUntil(lambda: not dock.isVisible())
+    toggle.trigger()  # and shown again
+    qtbot.waitUntil(lambda: window.panels["optimizer"].in_view())
