@@ -225,13 +225,7 @@ class LBFGS(Optimizer):
         self._numel_cache = None
 
     def load_state_dict(self, state_dict: dict) -> None:
-        super().load_state_dict(state_dict)
-        # torch's _cast rebuilds every list of the state (old_dirs, old_stps, ro, al): the loaded
-        # optimizer's history must not be the saved one's, or popping one would shorten both
-        for entry in self.state.values():
-            for key, value in entry.items():
-                if isinstance(value, list):
-                    entry[key] = list(value)
+        super().load_state_dict(state_dict)  # its lists rebuilt (old_dirs, old_stps, ro, al)
         self._params = self.param_groups[0]["params"]
 
     # -- the flat views of the parameters ------------------------------------------------------

@@ -214,6 +214,8 @@ class Optimizer(metaclass=TorchNamedMeta):
                 return value
             if isinstance(value, dict):
                 return {k: cast(param, v, k) for k, v in value.items()}
+            if isinstance(value, list | tuple):  # rebuilt, as torch's _cast rebuilds iterables
+                return type(value)(cast(param, v) for v in value)
             return value
 
         state: defaultdict = defaultdict(dict)
