@@ -3,15 +3,16 @@
 
 numpy has no fused multiply-add, and ``u * v + w`` rounds twice: one float32 element in five
 came out a unit in the last place off PyTorch's ``a.add(b, alpha=0.3)``. float32: the product of
-two floats is exact in float64; their sum there rounded to odd, then to float32, is the fused
-result (rounding the float64 sum to nearest first would round twice). float64: the exact
-product and the exact sum as pairs of doubles (Veltkamp's split, Knuth's two-sum), the low parts
-added rounded to odd and the total rounded once (Boldo and Melquiond, "Emulation of FMA and
-correctly rounded sums", 2008). Both equal PyTorch's ``add(alpha=)`` bit for bit on every shape
-whose second operand varies along the last dimension; where it is constant there (a 0-d
-``other``, a ``(n, 1)`` column), PyTorch's kernel adds some elements unfused, and a few of
-those differ. Both cost several passes over memory, so arrays past ``EXACT_LIMIT`` elements
-round twice (at most one unit in the last place apart).
+two floats is exact in float64, and their sum there rounded to float32 is the fused result
+(rounding twice errs only where that double is exactly halfway between two floats: about one
+inexact sum in 2**29; no test has met one). float64: the exact product and the exact sum as
+pairs of doubles (Veltkamp's split, Knuth's two-sum), the low parts added rounded to odd and the
+total rounded once (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums", 2008).
+Both equal PyTorch's ``add(alpha=)`` bit for bit on every shape whose second operand varies
+along the last dimension; where it is constant there (a 0-d ``other``, a ``(n, 1)`` column),
+PyTorch's kernel adds some elements unfused, and a few of those differ. Both cost several
+passes over memory, so arrays past ``EXACT_LIMIT`` elements round twice (at most one unit in the
+last place apart).
 """
 
 from __future__ import annotations
@@ -30,16 +31,15 @@ def fma(u, v, w, out=None) -> np.ndarray:
     dtype = w.dtype
     size = max(np.size(u), np.size(v), w.size)
     if dtype == _F32 and size <= EXACT_LIMIT:
-        # the exact product's sum rounded to odd in float64, then once to float32: rounding
-        # the plain float64 sum would round twice (a few elements in ten thousand)
-        product = np.multiply(u, v, dtype=_F64)
-        result = _add_rounded_to_odd(np.asarray(w, _F64), product)
+        product = np.multiply(u, v, dtype=_F64)  # exact
+        result = np.add(product, w, out=product if product.__class__ is np.ndarray
+                        and product.shape == w.shape else None)
     elif dtype == _F64 and size <= EXACT_LIMIT:
         result = _fma64(np.asarray(u, _F64), np.asarray(v, _F64), w)
     else:
         product = np.multiply(u, v, dtype=dtype)
-        return np.add(product, w, out=out if out is not None else
-                      (product if product.shape == np.shape(w) else None))
+        return np.add(product, w, out=out if out is not None else (
+            product if product.__class__ is np.ndarray and product.shape == w.shape else None))
     if out is None:
         return result.astype(dtype, copy=False)
     np.copyto(out, result, casting="unsafe")
