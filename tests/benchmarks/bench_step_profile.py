@@ -18,6 +18,14 @@ In microseconds (the 2.4 run): step 270.9 -> 238.6 (torch 247.8), forward 81.7 -
 floats instead of numpy scalars. A loaded host inflates torch's times more than the engine's, so
 ratios read lower the busier it is: compare only columns of one run.
 
+Caution (lead, 2026-12-01, load 0.9): this file's short batches (5 calls, then the other
+library) read in the engine's favour: each batch starts cold after the other library ran, and
+the cold start costs torch more (torch's step here: 348 us; 175 us in a steady loop). In steady
+loops of 2,000 calls at one thread the bare step is 1.10-1.14x torch (``bench_engine.py``'s (a):
+1.10-1.11x; forward 50 vs 30 us, backward 117 vs 97 us, the updates 20 vs 28 us), the
+``nn.Module`` + SGD step 0.96-1.00x. Read ``bench_engine.py`` for the goal; this one for where a
+change moves the time.
+
 Run: ``python tests/benchmarks/bench_step_profile.py [label=path ...] [--rounds=N] [--profile]``.
 Each ``label=path`` names a directory holding an ``engine/`` package (an older checkout, e.g. made
 with ``git worktree add /tmp/before <commit>``); it is imported under another package name, so all
