@@ -256,7 +256,7 @@ def test_run_iterations_from_before_the_loop_runs_that_many_whole_iterations():
         if start is not None:
             s.run_to_line(start)
         seen = []
-        s.run_iterations(2, progress=lambda k, n: seen.append((k, n)))
+        s.run_iterations(2, progress=lambda k, n, seen=seen: seen.append((k, n)))
         assert seen == [(1, 2), (2, 2)]
         assert (s.position.line, s.position.iteration) == (5, 2)
         assert (s.counters.backward, s.counters.step) == (2, 2)
