@@ -434,3 +434,23 @@ def test_closing_ends_the_worker(remote):
     assert not s.worker_alive()
     assert s.step_over() is None  # a closed session runs nothing
     assert pid
+
+
+def test_a_taken_spare_is_replaced_once_the_worker_is_at_rest_not_while_it_starts_the_run():
+    """The replacement's start-up (about a second of CPU) must not compete with the script
+    just handed over: it waits for ``refill`` (the first command's reply) or the timeout."""
+    from engine.session.worker import _Spares
+
+    spares = _Spares()
+    spares.REFILL_SECONDS = 600.0  # only refill() starts it here
+    proc = spares.take(False)  # no spare yet: a cold start
+    try:
+        assert not spares._spares  # the replacement waits
+        spares.refill(False)
+        assert set(spares._spares) == {False} and spares.wait_ready()
+        again = spares.take(False)  # the ready one
+        assert again is not proc and again.ready
+        again.close()
+    finally:
+        proc.close()
+        spares.shutdown()
