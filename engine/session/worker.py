@@ -718,10 +718,15 @@ class _Spares:
                 if kind not in self._spares:
                     self._spares[kind] = _Process(kind)
 
-    def wait_ready(self, timeout: float = 30.0) -> bool:
-        """Start any spare still to come, and wait until every spare has started (benchmarks
-        and tests of timing call it)."""
+    def wait_ready(self, timeout: float = 30.0, *, start: bool = False) -> bool:
+        """Start any spare still to come (``start``: and one if there is none yet, as after the
+        window's first session), and wait until every spare has started (benchmarks and tests
+        of timing call it)."""
         self.refill()
+        if start and self.enabled:
+            with self._lock:
+                if False not in self._spares:
+                    self._spares[False] = _Process(False)
         with self._lock:
             spares = list(self._spares.values())
         return all(proc.wait_ready(timeout) for proc in spares)

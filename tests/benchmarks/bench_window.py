@@ -236,7 +236,7 @@ def main() -> None:
         # as a user opens a file in a window that has been up a moment: its warm worker is
         # ready (the cold start is measured below); opened back to back, the second file's
         # worker would still be starting
-        SPARES.wait_ready()
+        SPARES.wait_ready(start=True)
         total, nodes, parts = bench_open(app, settings, ops)
         print(f"file open to first full paint, {nodes:>6} nodes: {total:6.2f} s "
               f"(load, run, graph, layout, scene, paint)")
