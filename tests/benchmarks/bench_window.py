@@ -7,9 +7,10 @@ Run: ``QT_QPA_PLATFORM=offscreen python tests/benchmarks/bench_window.py``.
   the graph and its layout, build the scene, paint), with where it went (the session's run,
   build_graph, layout, the scene build, fitting and the far-zoom picture, the first paint, and
   the rest: the window's other views and the worker hand-offs), and the view's share alone
-  (scene build + first paint of a ready graph). Measured 2026-12-01 (load 1.0): 10,000 nodes
-  1.17-1.18 s through the worker (0.76-0.83 s in process, ``GRADSTEP_WORKER=0``); 1,000 nodes
-  0.56-0.76 s (0.11-0.13 s in process: the worker's hand-offs, not met);
+  (scene build + first paint of a ready graph). Measured 2026-12-01 (load 0.1-1, 12 runs):
+  10,000 nodes 1.17-1.78 s through the worker, mostly 1.4-1.65 s (not met; 0.76-0.83 s in
+  process, ``GRADSTEP_WORKER=0``): the worker's run and graph, 3.2 MB pickled and unpickled,
+  and the next spare's start-up on the two cores; 1,000 nodes 0.19-0.25 s (0.11-0.13 s);
 - fit-all repaint at 10,000 nodes (goal 150 ms);
 - redraw after one backward step at 1,000 nodes (goals: 16 ms at 1:1, 50 ms fit-all);
 - cold start of the window (goal 1.5 s without torch): process start to the first event-loop turn
