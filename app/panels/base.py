@@ -52,12 +52,16 @@ class Panel(QWidget):
         """Draw a point that came while out of sight, before something reads what is drawn."""
         if self._stale and self.hub is not None:
             self._stale = False
-            self.refresh()
+            self.draw_stale()
 
     def came_into_view(self, *_args) -> None:
         if self._stale and self.hub is not None and self.in_view():
             self._stale = False
-            self.refresh()
+            self.draw_stale()
+
+    def draw_stale(self) -> None:
+        """What was put off while out of sight: by default the whole ``refresh``."""
+        self.refresh()
 
     def _watch_dock(self) -> None:
         dock = self.parentWidget()

@@ -79,7 +79,7 @@ class OptimizerPanel(Panel):
         self.at_step = "step" in view.markers
         self._groups = pm.optimizer_rows(view.snapshot, view.live, self.hub.recorder, self.at_step)
         self._fill_tree()
-        if not self.groups:
+        if not self._groups:
             self.status.setText("no optimizer in the script yet")
         elif self.at_step:
             self.status.setText("optimizer.step() just ran: the rules below are its updates")
@@ -93,7 +93,7 @@ class OptimizerPanel(Panel):
         self.tree.clear()
         mono = mono_font()
         current = None
-        for group in self.groups:
+        for group in self._groups:
             top = QTreeWidgetItem([f"{group.optimizer_name}  ({group.kind}, group {group.index})",
                                    ", ".join(f"{k}={_short(v)}" for k, v in group.hyper
                                              if k in _SHOWN_HYPER)])
@@ -141,7 +141,7 @@ class OptimizerPanel(Panel):
     def _show_rule(self, name: str | None) -> None:
         param = self.param(name) if name else None
         if param is None:
-            param = next((p for g in self.groups for p in g.params if p.rule is not None), None)
+            param = next((p for g in self._groups for p in g.params if p.rule is not None), None)
         if param is None or param.rule is None:
             self.rule_view.setPlainText("")
             return

@@ -278,10 +278,8 @@ class TrainingPlotsPanel(Panel):
         # theme did. A pyqtgraph redraw of the three plots costs a few ms a step.
         self.redraw(force=themed)
 
-    def up_to_date(self) -> None:
-        if self._stale and self.hub is not None:
-            self._stale = False
-            self.redraw(force=True)
+    def draw_stale(self) -> None:
+        self.redraw(force=True)  # only the drawing was put off: the names were learned
 
     @property
     def curves(self) -> dict:

@@ -31,24 +31,16 @@ os.environ.setdefault("GRADSTEP_RECOVERY_DIR", tempfile.mkdtemp(prefix="gradstep
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 EXAMPLE = ROOT / "resources" / "examples" / "11_xor_mlp_adam.gstep"
 STEPS = 40
 
 
-def _idle(window) -> bool:
-    c = window.controller
-    return not c.busy and not c._pending_snapshot and not c._flush_timer.isActive()
-
-
-def _wait(window, timeout: float = 30.0) -> None:
-    deadline = time.perf_counter() + timeout
-    while not _idle(window):
-        if time.perf_counter() > deadline:
-            raise TimeoutError("the window did not come to rest")
-        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 5)
+def _wait(window, timeout_ms: int = 30_000) -> None:
+    if not window.controller.wait_idle(timeout_ms):
+        raise TimeoutError("the window did not come to rest")
 
 
 def make_window(in_worker: bool):
