@@ -769,6 +769,17 @@ class Session(EventPublisher):
             return
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+
+            def show(message, category, filename, lineno, file=None, line=None):
+                # Each warning with the statement running when it was raised: after a call
+                # into the script's own function returns, the last pause was inside it
+                # (``print(float(opt.step(closure)))`` warned at the closure's last line).
+                w = warnings.WarningMessage(message, category, filename, lineno, file, line)
+                interp = self._interp
+                w.statement = interp._current_stmt() if interp is not None else None
+                caught.append(w)
+
+            warnings.showwarning = show  # (catch_warnings puts the original back)
             self._caught = caught
             try:
                 yield
@@ -924,7 +935,12 @@ class Session(EventPublisher):
         for w in caught:
             if issubclass(w.category, RuntimeWarning) and "encountered in" in str(w.message):
                 continue  # numpy's floating-point chatter inside the engine; PyTorch is silent
-            self._warned(self.linter.python_warning(str(w.message), line, stmt, names))
+            running = getattr(w, "statement", None)
+            if running is None or running is stmt:
+                self._warned(self.linter.python_warning(str(w.message), line, stmt, names))
+            else:  # a caller's statement, after the function it called returned
+                self._warned(self.linter.python_warning(str(w.message), running.lineno,
+                                                        running, {}))
 
     def _warned(self, lint) -> None:
         if lint is None:

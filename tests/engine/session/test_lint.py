@@ -73,3 +73,14 @@ def test_a_script_s_own_warning_is_listed_at_its_line_whatever_its_filters():
     source = ("import warnings\nwarnings.filterwarnings('ignore')\nx = 1\n"
               "warnings.warn('the learning rate is high', UserWarning)\n")
     assert _warnings(source) == [("python_warning", 4, None)]
+
+
+def test_a_warning_raised_after_a_call_into_the_script_returns_is_at_the_callers_line():
+    # the last pause was inside the function (its return line); the warning is the caller's
+    source = ("import torch\nw = torch.ones(2, requires_grad=True)\n"
+              "def loss_of(t):\n    y = (t * t).sum()\n    return y\n"
+              "value = float(loss_of(w))\n"
+              "def shout():\n    x = 1\n    import warnings\n"
+              "    warnings.warn('inside', UserWarning)\n    return x\n"
+              "shout()\n")
+    assert _warnings(source) == [("python_warning", 6, None), ("python_warning", 10, None)]
