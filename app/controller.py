@@ -349,14 +349,25 @@ class SessionController(QObject):
         self._worker.close()
 
     def wait_idle(self, timeout_ms: int = 5000) -> bool:
-        """For scripts and benchmarks: block until the worker has nothing left to run."""
-        from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QEventLoop
+        """For scripts and benchmarks: block until the worker has nothing left to run.
+
+        The wait sleeps in the event loop as ``exec()`` would (a spin here would take a core
+        from the worker and from the next spare, and the figures with it); a coarse timer only
+        wakes it to see the deadline."""
+        from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QEventLoop, QTimer
 
         deadline = QDeadlineTimer(timeout_ms)
-        while self._busy_jobs or self._pending_snapshot or self._flush_timer.isActive():
-            if deadline.hasExpired():
-                return False
-            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 10)
+        wake = QTimer()
+        wake.setInterval(50)
+        wake.start()
+        try:
+            while self._busy_jobs or self._pending_snapshot or self._flush_timer.isActive():
+                if deadline.hasExpired():
+                    return False
+                QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents
+                                               | QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
+        finally:
+            wake.stop()
         return True
 
     # ------------------------------------------------------------------------------ worker

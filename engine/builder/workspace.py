@@ -159,10 +159,14 @@ def _graph_freed(root, memo: dict) -> bool:
         node, children_done = stack.pop()
         if id(node) in memo and not children_done:
             continue
+        if not children_done and getattr(node, "freed", False):
+            # freed itself: the answer, whatever is below (after a backward without
+            # retain_graph the root is freed, and a 10,000-node chain is not walked)
+            memo[id(node)] = True
+            continue
         nexts = [n for n, _ in getattr(node, "next_functions", ()) if n is not None]
         if children_done:
-            memo[id(node)] = (bool(getattr(node, "freed", False))
-                              or any(memo.get(id(n), False) for n in nexts))
+            memo[id(node)] = any(memo.get(id(n), False) for n in nexts)
             continue
         memo[id(node)] = False  # in progress; graphs are acyclic, so never read before final
         stack.append((node, True))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 import operator
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
@@ -101,6 +102,51 @@ class ErrorInfo:
     col: int | None = None
     cause_type: str | None = None
     cause_message: str | None = None
+
+
+class StepInfos(Sequence):
+    """The executed backward nodes of a diff, as ``StepInfo`` items, kept as two columns: a
+    10,000-node backward's ``Finished`` crosses as one list of ints and one of names (each name
+    string once), not as 10,000 objects to make, pickle and rebuild."""
+
+    __slots__ = ("_indices", "_labels")
+
+    def __init__(self, indices, labels) -> None:
+        self._indices = tuple(indices)
+        self._labels = tuple(labels)
+
+    @classmethod
+    def of(cls, steps) -> "StepInfos":
+        indices, labels = [], []
+        for step in steps:
+            node = step.node
+            indices.append(int(step.index))
+            labels.append(node.name() if node is not None else "?")
+        return cls(indices, labels)
+
+    def __len__(self) -> int:
+        return len(self._indices)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return StepInfos(self._indices[i], self._labels[i])
+        return StepInfo(self._indices[i], NodeName(self._labels[i]))
+
+    def __iter__(self):
+        return map(StepInfo, self._indices, map(NodeName, self._labels))
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, StepInfos):
+            return self._indices == other._indices and self._labels == other._labels
+        return isinstance(other, (tuple, list)) and tuple(self) == tuple(other)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"StepInfos({len(self)} steps)"
+
+    def __reduce__(self):
+        return StepInfos, (self._indices, self._labels)
 
 
 # ------------------------------------------------------------------------------ pauses and steps
@@ -191,9 +237,10 @@ def script_error(info: ErrorInfo | None):
 def _plain_diff(diff):
     if diff is None or not getattr(diff, "backward_steps", ()):
         return diff
-    if all(isinstance(s, StepInfo) for s in diff.backward_steps):
+    steps = diff.backward_steps
+    if isinstance(steps, StepInfos) or all(isinstance(s, StepInfo) for s in steps):
         return diff
-    return replace(diff, backward_steps=tuple(step_info(s) for s in diff.backward_steps))
+    return replace(diff, backward_steps=StepInfos.of(steps))
 
 
 # ------------------------------------------------------------------------------ events
@@ -235,6 +282,8 @@ def foreign_objects(value: Any, path: str = "value", _seen: set | None = None) -
     out: list[str] = []
     if isinstance(value, np.ndarray):
         return [] if value.dtype != object else [f"{path}: object array"]
+    if isinstance(value, StepInfos):  # plain columns inside
+        return foreign_objects((value._indices, value._labels), path, seen)
     if isinstance(value, (list, tuple, set, frozenset)):
         for i, item in enumerate(value):
             out += foreign_objects(item, f"{path}[{i}]", seen)

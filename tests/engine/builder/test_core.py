@@ -306,3 +306,23 @@ def test_cached_verdicts_follow_the_layout_not_the_names():
     assert check_op("mm", ["a", "b"], {}, square).grad_fn is None
     assert check_op("sum", ["a"], {"dim": "1"}, square).shape == (2,)
     assert check_op("sum", ["a"], {"dim": "0"}, square).shape == (3,)
+
+
+def test_graph_freed_follows_torch_below_the_root():
+    """``graph_freed`` says whether a backward through the tensor would fail in torch: also when
+    only a shared part below it was freed (by another tensor's backward), and not when nothing
+    was; a freed root answers without the walk below it."""
+    import engine
+
+    x = engine.tensor([1.0, 2.0], requires_grad=True)
+    h = (x * 3).tanh()
+    a = h.sum()
+    b = (h * 2).sum()
+    before = describe({"x": x, "h": h, "a": a, "b": b})
+    assert not before.tensors["b"].graph_freed and not before.tensors["a"].graph_freed
+    a.backward()  # frees h's part, shared with b
+    after = describe({"x": x, "h": h, "a": a, "b": b})
+    assert after.tensors["a"].graph_freed and after.tensors["b"].graph_freed
+    assert after.tensors["h"].graph_freed
+    with pytest.raises(RuntimeError):
+        b.backward()  # as graph_freed said: torch raises here too

@@ -137,6 +137,30 @@ def test_every_event_type_crosses_as_plain_data():
                 assert back == event
 
 
+def test_a_long_backward_crosses_as_two_columns():
+    """A 2,000-node backward's diff crosses as its steps' indices and names (each name string
+    once in the pickle), and reads back as the same ``StepInfo`` items, sliced and iterated."""
+    s = Session("import torch\nx = torch.ones(2, requires_grad=True)\ny = x\n"
+                "for i in range(1000):\n    y = y * 1.5 + 1\ny.sum().backward()\n")
+    seen = []
+    s.subscribe(seen.append)
+    s.continue_()
+    done = next(e for e in seen if isinstance(e, ev.Finished))
+    steps = done.diff.backward_steps
+    assert len(steps) == 2002
+    wired = to_wire(done, s.source)
+    data = pickle.dumps(wired)
+    assert len(data) < 10 * len(steps)  # ints and memo references (30 bytes a step as objects)
+    back = from_wire(pickle.loads(data)).diff
+    assert back.nodes_executed == done.diff.nodes_executed
+    assert [(b.index, b.node.name()) for b in back.backward_steps] == [
+        (int(a.index), a.node.name()) for a in steps]
+    tail = back.backward_steps[-3:]
+    assert [b.node.name() for b in tail] == [a.node.name() for a in steps[-3:]]
+    assert back.backward_steps[0].index == int(steps[0].index)
+    assert back.backward_steps == tuple(back.backward_steps)
+
+
 def test_the_graph_model_is_plain_data():
     s = Session(SGD_LOOP)
     s.run_to_line(8)
