@@ -684,17 +684,21 @@ class _Spares:
     """One warm worker kept ready (imports done), so a new session or a respawn after a kill
     does not wait for Python and numpy to start.
 
-    The spare that replaces a taken one starts when the taken worker first comes to rest
-    (``refill``), or ``REFILL_SECONDS`` later at the latest: its start-up (imports, a warm-up
-    run, about a second of CPU) competing with the script just handed over made opening the
-    10,000-node graph 1.3-1.8 s instead of 1.0-1.3 s on two cores."""
+    The spare that replaces a taken one starts ``AFTER_REST_SECONDS`` after the taken worker
+    first comes to rest (``refill_after_rest``), once the window has drawn what it sent, or
+    ``REFILL_SECONDS`` after the take at the latest: its start-up (imports, a warm-up run, about
+    a second of CPU) competing with the script just handed over, and then with the window
+    drawing its result, made opening the 10,000-node graph 1.3-1.8 s instead of 1.0-1.3 s on
+    two cores."""
 
     REFILL_SECONDS = 2.0
+    AFTER_REST_SECONDS = 0.5
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._spares: dict[bool, _Process] = {}
         self._wanted: dict[bool, threading.Timer] = {}  # refills not started yet
+        self._after_rest: set = set()  # those of _wanted already moved by refill_after_rest
         self.enabled = os.environ.get("GRADSTEP_WORKER_SPARE", "1") != "0"
 
     def take(self, test_hooks: bool) -> _Process:
@@ -712,12 +716,28 @@ class _Spares:
                 timer.start()
         return proc
 
+    def refill_after_rest(self, test_hooks: bool) -> None:
+        """The taken worker of this kind came to rest: its spare starts ``AFTER_REST_SECONDS``
+        from now instead of at the take's ``REFILL_SECONDS`` (once per take)."""
+        with self._lock:
+            timer = self._wanted.get(test_hooks)
+            if timer is None or timer in self._after_rest:
+                return
+            timer.cancel()
+            timer = threading.Timer(self.AFTER_REST_SECONDS, self.refill, args=(test_hooks,))
+            timer.daemon = True
+            self._wanted[test_hooks] = timer
+            self._after_rest.add(timer)
+            timer.start()
+
     def refill(self, test_hooks: bool | None = None) -> None:
         """Start the spares taken since the last refill (``test_hooks``: that kind only)."""
         with self._lock:
             kinds = [k for k in self._wanted if test_hooks is None or k == test_hooks]
             for kind in kinds:
-                self._wanted.pop(kind).cancel()
+                timer = self._wanted.pop(kind)
+                timer.cancel()
+                self._after_rest.discard(timer)
                 if kind not in self._spares:
                     self._spares[kind] = _Process(kind)
 
@@ -739,6 +759,7 @@ class _Spares:
             for timer in self._wanted.values():
                 timer.cancel()
             self._wanted = {}
+            self._after_rest = set()
             spares, self._spares = list(self._spares.values()), {}
         for proc in spares:
             proc.close()
@@ -1057,7 +1078,7 @@ class RemoteSession(EventPublisher):
                 if timer is not None:
                     timer.cancel()
             if msg[0] == "done":
-                SPARES.refill(self._test_hooks)  # at rest: the next spare may start now
+                SPARES.refill_after_rest(self._test_hooks)  # once the window has drawn it
                 self._record(name, args, kwargs, msg[4])
                 failed = msg[4].get("failed")
                 if failed:

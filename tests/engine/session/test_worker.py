@@ -460,6 +460,30 @@ def test_closing_ends_the_worker(remote):
     assert pid
 
 
+def test_the_spare_starts_a_moment_after_the_first_rest_while_the_window_draws():
+    """At the first rest the replacement is due ``AFTER_REST_SECONDS`` later (not at once,
+    while the window draws the reply, nor at the take's far timeout); a second rest of the
+    same worker does not put it off again."""
+    from engine.session.worker import _Spares
+
+    spares = _Spares()
+    spares.REFILL_SECONDS = 600.0
+    spares.AFTER_REST_SECONDS = 0.2
+    proc = spares.take(False)
+    try:
+        spares.refill_after_rest(False)
+        assert not spares._spares  # not at once
+        due = spares._wanted[False]
+        spares.refill_after_rest(False)  # the worker rests again: the same moment stands
+        assert spares._wanted[False] is due
+        due.join(10.0)  # the timer's moment came (the timer thread ran refill)
+        assert set(spares._spares) == {False} and spares.wait_ready()
+        assert not spares._wanted
+    finally:
+        proc.close()
+        spares.shutdown()
+
+
 def test_a_taken_spare_is_replaced_once_the_worker_is_at_rest_not_while_it_starts_the_run():
     """The replacement's start-up (about a second of CPU) must not compete with the script
     just handed over: it waits for ``refill`` (the first command's reply) or the timeout."""
