@@ -477,6 +477,9 @@ def _build_view_state(session, previous: dict | None) -> dict | None:
     if session is None:
         return None
     from engine.graph import layout
+    from engine.graph.layout import LAZY_NODES
+
+    from .graph_view import drawn_folded
 
     same = previous is not None and previous["session"] is session
     # A live session builds its graph from its names; a recording's player gives the graph as
@@ -495,7 +498,9 @@ def _build_view_state(session, previous: dict | None) -> dict | None:
         "workspace": workspace,
         "session": session,
         "graph": graph,
-        "layout": layout(graph, previous["layout"] if same else None),
+        "layout": layout(graph, previous["layout"] if same else None,
+                         drawn_folded=graph.number_of_nodes() > LAZY_NODES
+                         and drawn_folded(graph)),
         "counters": session.counters,
         "timeline": session.timeline,
     }

@@ -71,6 +71,15 @@ _QUOTED_KEY = re.compile(r"\[\s*['\"]([^'\"]*)['\"]\s*\]")
 _INDEX = re.compile(r"\[\s*(-?\d+)\s*\]")
 
 
+def drawn_folded(graph) -> bool:
+    """Whether the view draws ``graph`` with repeated runs folded (unless the user opens them):
+    then the whole graph's own layout is not what is drawn, and the controller asks for it
+    lazily (``engine.graph.layout``'s ``drawn_folded``). The runs found are kept for the view."""
+    from engine.graph.fold import repeated_runs
+
+    return graph.number_of_nodes() > RUN_FOLD_NODES and bool(repeated_runs(graph, MIN_RUN))
+
+
 def _dotted(match) -> str:
     # (A function, not the template r".\1": a template makes re import itself on every call,
     # through PySide's import hook, a third of a search over 100,000 nodes.)

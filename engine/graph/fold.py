@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 
 import networkx as nx
 import numpy as np
@@ -190,6 +192,13 @@ def run_id(first: str) -> str:
     return f"run:{first}"
 
 
+_RUNS_FOUND: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""graph -> {min_length: runs}: the window asks twice of one graph (the controller's thread, to
+know whether the whole graph's layout will be needed, then the view), 0.2 s each at 10,000
+nodes. A graph model is not changed once built; a changed copy is another object."""
+_RUNS_LOCK = threading.Lock()
+
+
 def repeated_runs(graph: nx.DiGraph, min_length: int = 4) -> list[Run]:
     """What repeats, to fold: chains of one op (``x = x * 1.001`` two thousand times is one run
     of 2,000 ``MulBackward0``) and repeated blocks of several ops (a loop's body, see
@@ -199,7 +208,18 @@ def repeated_runs(graph: nx.DiGraph, min_length: int = 4) -> list[Run]:
     the one before it and feeding only the one after it. Blocks are looked for first: where a
     body holds a run of one op, the body folds. Each :class:`~engine.graph.blocks.Run` lists
     its ops from the first (``run[0]``, which names the box), in creation order of their first
-    op."""
+    op. Found once per graph object and ``min_length`` (a new list each call)."""
+    with _RUNS_LOCK:
+        found = _RUNS_FOUND.get(graph)
+        runs = found.get(min_length) if found is not None else None
+    if runs is None:
+        runs = _repeated_runs(graph, min_length)
+        with _RUNS_LOCK:
+            _RUNS_FOUND.setdefault(graph, {})[min_length] = runs
+    return list(runs)
+
+
+def _repeated_runs(graph: nx.DiGraph, min_length: int) -> list[Run]:
     runs = repeated_blocks(graph, min_length)
     taken = {n for run in runs for n in run}
     succ, pred = graph._succ, graph._pred

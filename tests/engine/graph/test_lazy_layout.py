@@ -45,3 +45,14 @@ def test_replace_and_wrap_work_on_a_lazy_layout():
 def test_small_or_ungrouped_graphs_are_laid_out_at_once():
     assert "positions" in vars(layout(_chain(100)))
     assert "positions" in vars(layout(_chain(LAZY_NODES + 500, grouped=False)))
+
+
+def test_a_big_graph_drawn_folded_is_laid_out_on_first_read():
+    """The window folds a big graph's repeated runs and draws the folded graph's own layout:
+    told so (``drawn_folded``), ``layout`` leaves the whole graph's for when it is read."""
+    g = _chain(LAZY_NODES + 500, grouped=False)
+    lazy = layout(g, drawn_folded=True)
+    assert "positions" not in vars(lazy)
+    eager = _layout(_Inputs(g, lazy.signature))
+    assert lazy.positions == eager.positions and lazy.edges == eager.edges
+    assert "positions" in vars(layout(_chain(100), drawn_folded=True))  # small: at once
