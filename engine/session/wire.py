@@ -140,7 +140,8 @@ class StepInfos(Sequence):
             return self._indices == other._indices and self._labels == other._labels
         return isinstance(other, (tuple, list)) and tuple(self) == tuple(other)
 
-    __hash__ = None
+    def __hash__(self) -> int:  # a diff holding it stays hashable, as with a tuple
+        return hash((self._indices, self._labels))
 
     def __repr__(self) -> str:
         return f"StepInfos({len(self)} steps)"

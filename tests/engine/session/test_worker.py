@@ -159,6 +159,7 @@ def test_a_long_backward_crosses_as_two_columns():
     assert [b.node.name() for b in tail] == [a.node.name() for a in steps[-3:]]
     assert back.backward_steps[0].index == int(steps[0].index)
     assert back.backward_steps == tuple(back.backward_steps)
+    assert hash(back) == hash(from_wire(pickle.loads(data)).diff)  # a diff stays hashable
 
 
 def test_the_graph_model_is_plain_data():
