@@ -146,9 +146,10 @@ class _Builder:
 
     def _common_attrs(self, fn) -> dict:
         step = self.steps.get(id(fn))
+        name = fn.name()
         return {
-            "label": label_of(fn.name()),
-            "node_name": fn.name(),
+            "label": label_of(name),
+            "node_name": name,
             "executed": step is not None,
             "executed_index": step.index if step is not None else None,
             "group": fn.metadata.get("module") if fn.metadata else None,
@@ -207,6 +208,8 @@ class _Builder:
 
 def _saved(fn) -> dict:
     """Role -> (shape, dtype) of what a node saved for backward; empty once freed."""
+    if getattr(fn, "freed", False):
+        return {}  # (asked first: after a backward, every node of a 10,000-node graph is)
     try:
         saved = fn.saved_tensors
     except RuntimeError:  # freed by a backward without retain_graph
