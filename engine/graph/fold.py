@@ -194,8 +194,9 @@ def run_id(first: str) -> str:
 
 _RUNS_FOUND: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 """graph -> {min_length: runs}: the window asks twice of one graph (the controller's thread, to
-know whether the whole graph's layout will be needed, then the view), 0.2 s each at 10,000
-nodes. A graph model is not changed once built; a changed copy is another object."""
+know whether the whole graph's layout will be needed, then the view), 0.1 s each at 10,000
+nodes. A graph model is not changed once built; a changed copy is another object, and a graph
+that shares another's node and edge dicts (``wire.GraphUnchanged``) shares its answers."""
 _RUNS_LOCK = threading.Lock()
 
 
@@ -211,6 +212,11 @@ def repeated_runs(graph: nx.DiGraph, min_length: int = 4) -> list[Run]:
     op. Found once per graph object and ``min_length`` (a new list each call)."""
     with _RUNS_LOCK:
         found = _RUNS_FOUND.get(graph)
+        if found is None:  # a graph sharing another's nodes and edges (the worker's "unchanged")
+            found = next((runs_of for other, runs_of in list(_RUNS_FOUND.items())
+                          if other._node is graph._node and other._adj is graph._adj), None)
+            if found is not None:
+                _RUNS_FOUND[graph] = found
         runs = found.get(min_length) if found is not None else None
     if runs is None:
         runs = _repeated_runs(graph, min_length)

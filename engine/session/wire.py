@@ -312,6 +312,26 @@ def foreign_objects(value: Any, path: str = "value", _seen: set | None = None) -
     return [f"{path}: {type(value).__module__}.{type(value).__qualname__}"]
 
 
+# ------------------------------------------------------------------------------ the graph model
+@dataclass(frozen=True)
+class GraphUnchanged:
+    """In place of a graph model the window already has: the worker's new graph equals the one
+    it sent last in every node, edge and attribute (``engine.graph.model.same_graph``); only
+    ``meta``, its ``graph.graph`` (what changed since: nothing), is new."""
+
+    meta: dict
+
+    def applied_to(self, previous):
+        """A graph model sharing ``previous``'s nodes and edges (never changed once built),
+        with this ``meta``: a new object, as a new graph would be."""
+        graph = type(previous)()
+        graph._node = previous._node
+        graph._adj = graph._succ = previous._adj
+        graph._pred = previous._pred
+        graph.graph = dict(self.meta)
+        return graph
+
+
 # ------------------------------------------------------------------------------ the panels' data
 @dataclass(frozen=True)
 class HistoryData:

@@ -162,6 +162,27 @@ def test_a_long_backward_crosses_as_two_columns():
     assert hash(back) == hash(from_wire(pickle.loads(data)).diff)  # a diff stays hashable
 
 
+def test_a_step_that_changes_no_tensor_keeps_the_windows_graph(remote):
+    """The worker sends ``GraphUnchanged`` for a graph equal to the last one sent: the window's
+    new graph shares the old one's nodes and edges, with nothing marked changed; a step that
+    changes a value sends the graph again."""
+    s = remote("import torch\nx = torch.ones(3, requires_grad=True)\ny = (x * 2).sum()\n"
+               "y.backward()\nk = 1\nk = 2\nx.data.mul_(3)\nk = 3\n")
+    s.run_to_line(5)
+    first = s.graph()
+    s.step_over()  # k = 1: no tensor changes
+    same = s.graph()
+    assert same is not first and same._node is first._node and same._adj is first._adj
+    assert same.graph["changed"] == [] and same.graph["added"] == []
+    assert same.nodes["t:x"]["value"].tolist() == [1.0, 1.0, 1.0]
+    s.step_over()  # k = 2
+    s.step_over()  # x.data.mul_(3): x's value changes
+    changed = s.graph()
+    assert changed._node is not first._node
+    assert changed.nodes["t:x"]["value"].tolist() == [3.0, 3.0, 3.0]
+    assert "t:x" in changed.graph["changed"]
+
+
 def test_the_graph_model_is_plain_data():
     s = Session(SGD_LOOP)
     s.run_to_line(8)
