@@ -9,6 +9,7 @@ import weakref
 import networkx as nx
 import numpy as np
 
+from ..gc_policy import collector_paused
 from .blocks import Run, repeated_blocks
 from .layout import STRUCTURE
 
@@ -219,7 +220,8 @@ def repeated_runs(graph: nx.DiGraph, min_length: int = 4) -> list[Run]:
                 _RUNS_FOUND[graph] = found
         runs = found.get(min_length) if found is not None else None
     if runs is None:
-        runs = _repeated_runs(graph, min_length)
+        with collector_paused():  # tens of thousands of small objects, no cycles
+            runs = _repeated_runs(graph, min_length)
         with _RUNS_LOCK:
             _RUNS_FOUND.setdefault(graph, {})[min_length] = runs
     return list(runs)
