@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+import functools
 import weakref
 
 import numpy as np
 
+from . import _native
 from . import budget as _budget
 from . import dtypes as _dt
 from .autograd.grad_mode import state as _grad_state
-from .autograd.node import AccumulateGrad, RemovableHandle
+from .autograd.node import RemovableHandle, new_accumulator
 from .autograd.version import VersionCounter
 from .torch_names import TorchNamedMeta
 from .warn_once import warn_once
@@ -83,10 +85,13 @@ class Tensor(metaclass=_TensorMeta):
 
     @staticmethod
     def _wrap(array: np.ndarray) -> "Tensor":
-        # the slots written one by one, and the counter made without a Python ``__init__`` call:
-        # this runs once per op. ``_multi_view``: True for an output of a function that returns
-        # several views (unbind: iterating a tensor), and for views of it: PyTorch refuses
-        # in-place writes into those.
+        # A plain leaf holding ``array``; this runs once per op. With the compiled
+        # engine/_native/objects.c ``_bind_cloned_wrap`` (below the class) replaces it by one C
+        # call copying a tensor made here once. Here the slots are written one by one, and the
+        # counter made without a Python ``__init__`` call: the one place the slots' first values
+        # are spelled.
+        # ``_multi_view``: True for an output of a function that returns several views (unbind:
+        # iterating a tensor), and for views of it: PyTorch refuses in-place writes into those.
         t = _new(Tensor)
         t._data = array
         t._requires_grad = False
@@ -196,7 +201,7 @@ class Tensor(metaclass=_TensorMeta):
     def _grad_accumulator(self):
         acc = self._accumulator() if self._accumulator is not None else None
         if acc is None:
-            acc = AccumulateGrad(self)
+            acc = new_accumulator(self)
             self._accumulator = weakref.ref(acc)
         return acc
 
@@ -430,6 +435,29 @@ def _check_printout(array) -> None:
 
 
 _STATE_SLOTS = tuple(name for name in Tensor.__slots__ if name != "__weakref__")
+
+
+# the class body's ``_wrap``: the reference the compiled copy is checked against
+# (tests/engine/autograd/test_native_objects.py), and what runs without the kernel
+_python_wrap = Tensor._wrap
+
+
+def _bind_cloned_wrap() -> None:
+    """``Tensor._wrap`` as one call of the compiled ``clone_holding`` (engine/_native/objects.c):
+    a copy of a tensor that the Python ``_wrap`` made once, holding the array and a copy of that
+    tensor's version counter (half the instructions of 14 attribute writes and two
+    ``object.__new__`` calls). Kept as it is without the kernel."""
+    objects = _native.objects()
+    if objects is None or not objects.cloneable(Tensor):
+        return
+    proto = _python_wrap(np.empty(0, np.float32))  # (an array: the partial's repr prints it)
+    at = objects.slot_offset
+    Tensor._wrap = staticmethod(functools.partial(
+        objects.clone_holding, proto, proto._version, at(Tensor, "_data"),
+        at(Tensor, "_version")))
+
+
+_bind_cloned_wrap()
 
 
 class Size(tuple):

@@ -1,10 +1,12 @@
 """The optional compiled kernels, built by setuptools at install time when a C compiler is there:
-``fill`` (fill.c, PyTorch's normal fill and uniforms) and ``sums`` (sums.c, one call of torch's
-sum loop on a contiguous float array).
+``fill`` (fill.c, PyTorch's normal fill and uniforms), ``sums`` (sums.c, one call of torch's
+sum loop on a contiguous float array) and ``objects`` (objects.c, a new tensor, version counter or
+graph node made in one call as a copy of a prototype).
 
-``kernel()`` / ``sums()`` are the modules, or None when they did not build or ``GRADSTEP_NATIVE=0``
-asks for the numpy code (engine/random.py and engine/ops/reduce_order.py compute the same numbers
-either way; the variable is read at each call, so tests can run both paths in one process).
+``kernel()`` / ``sums()`` / ``objects()`` are the modules, or None when they did not build or
+``GRADSTEP_NATIVE=0`` asks for the Python code (engine/random.py and engine/ops/reduce_order.py
+compute the same numbers either way, engine/tensor.py and engine/ops/dispatch.py make the same
+objects; the variable is read at each call, so tests can run both paths in one process).
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ try:
     from . import sums as _sums
 except ImportError:
     _sums = None
+try:
+    from . import objects as _objects
+except ImportError:
+    _objects = None
 
 
 def kernel():
@@ -33,6 +39,13 @@ def sums():
     if _sums is None or os.environ.get("GRADSTEP_NATIVE", "") == "0":
         return None
     return _sums
+
+
+def objects():
+    """The compiled ``objects`` module, or None (not built, or ``GRADSTEP_NATIVE=0``)."""
+    if _objects is None or os.environ.get("GRADSTEP_NATIVE", "") == "0":
+        return None
+    return _objects
 
 
 def built() -> bool:

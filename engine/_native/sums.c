@@ -1,4 +1,5 @@
-/* engine._native.sums: one call of torch's CPU sum kernel on a contiguous float array, in C.
+/* engine._native.sums: one call of torch's CPU sum kernel on a contiguous float array, in C
+ * (and numpy's own sum of a gradient's leading dimensions, `column_sum`, at the end).
  *
  * engine/ops/reduce_order.py reproduces the order in which torch's sum kernel adds (SumKernel.cpp:
  * `vectorized_inner_sum` over 32-byte vectors, `row_sum`'s four partial sums, `multi_row_sum`'s
@@ -159,9 +160,72 @@ static PyObject *loop_sum(PyObject *Py_UNUSED(self), PyObject *obj)
     return failed ? NULL : PyFloat_FromDouble(s);
 }
 
+/* numpy's sum over the leading dimensions of a C-contiguous array into its trailing ones (a
+ * bias's gradient: engine/autograd/node.py `_reduce_to`): numpy adds such rows one after the
+ * other into a result that starts at +0.0 (its identity: a column of -0.0 sums to +0.0), each
+ * column on its own. numpy's ufunc machinery costs ~20x the sum of a (64, 16) gradient. */
+#define COLUMN_SUM(T, SUF)                                                                   \
+    static void column_sum_##SUF(const T *a, Py_ssize_t rows, Py_ssize_t c, T *out)          \
+    {                                                                                        \
+        for (Py_ssize_t k = 0; k < c; k++)                                                   \
+            out[k] = 0;                                                                      \
+        for (Py_ssize_t r = 0; r < rows; r++)                                                \
+            for (Py_ssize_t k = 0; k < c; k++)                                               \
+                out[k] += a[r * c + k];                                                      \
+    }
+
+COLUMN_SUM(float, f)
+COLUMN_SUM(double, d)
+
+static int float_kind(const Py_buffer *view)
+{
+    const char *f = view->format ? view->format : "B";
+    if (*f == '<' || *f == '=' || *f == '@')
+        f++;
+    if (f[0] == 'f' && f[1] == 0 && view->itemsize == 4)
+        return 4;
+    if (f[0] == 'd' && f[1] == 0 && view->itemsize == 8)
+        return 8;
+    return 0;
+}
+
+static PyObject *column_sum(PyObject *Py_UNUSED(self), PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "column_sum(a, out) takes two buffers");
+        return NULL;
+    }
+    Py_buffer a, out;
+    if (PyObject_GetBuffer(args[0], &a, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[1], &out, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE)
+            < 0) {
+        PyBuffer_Release(&a);
+        return NULL;
+    }
+    const int kind = float_kind(&a);
+    const Py_ssize_t n = kind ? a.len / kind : 0, c = kind ? out.len / kind : 0;
+    if (!kind || float_kind(&out) != kind || c < 1 || n % c) {
+        PyBuffer_Release(&a);
+        PyBuffer_Release(&out);
+        PyErr_SetString(PyExc_ValueError, "column_sum: contiguous float32 or float64 buffers, "
+                                          "out's length dividing a's");
+        return NULL;
+    }
+    if (kind == 4)
+        column_sum_f((const float *)a.buf, n / c, c, (float *)out.buf);
+    else
+        column_sum_d((const double *)a.buf, n / c, c, (double *)out.buf);
+    PyBuffer_Release(&a);
+    PyBuffer_Release(&out);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"loop_sum", loop_sum, METH_O,
      "loop_sum(buf): one call of torch's sum kernel on a contiguous float32/float64 buffer."},
+    {"column_sum", (PyCFunction)(void (*)(void))column_sum, METH_FASTCALL,
+     "column_sum(a, out): out[k] = the sum of a's rows of len(out) elements, numpy's order."},
     {NULL, NULL, 0, NULL},
 };
 

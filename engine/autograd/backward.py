@@ -154,13 +154,17 @@ class ArrayArithmetic(GradVersions):
         """AccumulateGrad on arrays (the leaf's hooks already ran): ``g`` into ``leaf.grad``,
         stolen or copied as PyTorch would (a first ``.grad`` gets PyTorch's version), else added
         in place; returns the write for the step record."""
-        Tensor = _Tensor or _tensor_cls()
         # ``leaf._grad``, not the ``grad`` property: an accumulator's variable is a leaf, whose
         # property reads and writes ``_grad`` directly once its checks pass
         grad = leaf._grad if leaf.grad_fn is None else leaf.grad
         if grad is None:
             data = leaf._data
-            new = Tensor._wrap(np.array(g, dtype=data.dtype, copy=True))
+            dt = data.dtype
+            # a copy in g's own layout (``np.array(g)`` is that copy when the dtype is the
+            # leaf's already, without the keyword arguments' parsing)
+            copy = (np.array(g) if g.__class__ is _ndarray and g.dtype is dt
+                    else np.array(g, dtype=dt, copy=True))
+            new = (_wrap or _bind_wrap())(copy)
             v = self.first_grad_version(g, data)
             if v:
                 new._version.value = v
@@ -208,9 +212,17 @@ class _ArraysNoWrite(ArrayArithmetic):
 
 
 _Tensor = None
+_wrap = None  # Tensor._wrap
+_ndarray = np.ndarray
 
 
 def _tensor_cls():
     global _Tensor
     _Tensor = tensor_cls()
     return _Tensor
+
+
+def _bind_wrap():
+    global _wrap
+    _wrap = _tensor_cls()._wrap
+    return _wrap

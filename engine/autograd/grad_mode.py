@@ -120,7 +120,9 @@ class _NoParamDecoratorContextManager(_DecoratorContextManager):
 
     def __new__(cls, orig_func=None):
         if orig_func is None:
-            return super().__new__(cls)
+            # ``object.__new__``: what ``super().__new__`` finds, without its lookup (a
+            # ``with no_grad():`` per optimizer step)
+            return object.__new__(cls)
         return cls()(orig_func)
 
 

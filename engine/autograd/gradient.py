@@ -18,7 +18,8 @@ def _as_list(x):
     if x is None:
         return None
     Tensor = _tensor_cls()
-    if isinstance(x, Tensor):
+    # the class first: isinstance takes a slow path through Tensor's metaclass
+    if x.__class__ is Tensor or isinstance(x, Tensor):
         return [x]
     return list(x)
 
@@ -33,7 +34,7 @@ def _make_roots(tensors, grad_tensors, *, what="output"):
             )
         g = grad_tensors[i] if grad_tensors is not None and i < len(grad_tensors) else None
         if g is None:
-            if t.numel() != 1:
+            if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if t._data.dtype.kind != "f":
                 raise RuntimeError(

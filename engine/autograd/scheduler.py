@@ -81,7 +81,7 @@ def _dependencies(roots) -> dict:
             n = get(nxt)
             if n is None:
                 deps[nxt] = 1
-                if nxt not in root_set:
+                if nxt not in root_set and nxt.next_functions:  # (an accumulator has none)
                     push(nxt)
             else:
                 deps[nxt] = n + 1
@@ -251,12 +251,17 @@ def execute(roots, root_grads, arith, retain_graph: bool = False, capture=None,
                             prev = buf[nr]
                             buf[nr] = g if prev is None else add(prev, g)
                         continue
-                    # its last gradient: the node is ready
-                    deps[nxt] = 0
+                    # its last gradient: the node is ready (its count is not read again)
                     buf = pending_pop(nxt, None)
                     if buf is None:
-                        buf = [None] * nxt.num_outputs
-                    if g is not None:
+                        # the common case, a node with one consumer: its gradients list made
+                        # with what arrived
+                        if nxt.num_outputs == 1:
+                            buf = [g]
+                        else:
+                            buf = [None] * nxt.num_outputs
+                            buf[nr] = g
+                    elif g is not None:
                         prev = buf[nr]
                         buf[nr] = g if prev is None else add(prev, g)
                     item = (-nxt.sequence_nr, counter, nxt, buf)

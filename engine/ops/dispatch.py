@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _native
 from .. import budget as _budget
 from .. import dtypes as _dtypes
 from ..autograd.grad_mode import state as grad_state
@@ -265,25 +266,58 @@ _NO_EDGE = (None, 0)
 _SCALAR_META = ((), None)
 
 
-_OP_PLANS: dict = {}  # {row: (its node class, its save plan, whether it saves its result)}
+_OP_PLANS: dict = {}  # {row: (its node prototype, its save plan, whether it saves its result)}
 
 
 def _op_plan(op) -> tuple:
-    """A row's recording plan, made once per row: its node class, ``((position, mask), ...)`` for
-    the arguments its ``saves`` names (x, y, z: 0, 1, 2; ``mask`` the bits of the inputs whose
-    gradient reads it, ``save_if``; None: always saved), and whether it saves its result (r)."""
+    """A row's recording plan, made once per row: the prototype its nodes are copies of
+    (``_node_prototype``), ``((position, mask), ...)`` for the arguments its ``saves`` names (x,
+    y, z: 0, 1, 2; ``mask`` the bits of the inputs whose gradient reads it, ``save_if``; None:
+    always saved), and whether it saves its result (r)."""
     save_if = op.save_if
     saves = op.saves or ""
     plan = tuple((i, None if save_if is None else save_if.get(i, -1))
                  for i, role in enumerate("xyz") if role in saves)
-    entry = _OP_PLANS[op] = (node_class(Node, op.node_name), plan, "r" in saves)
+    entry = _OP_PLANS[op] = (_node_prototype(node_class(Node, op.node_name), op), plan,
+                             "r" in saves)
     return entry
+
+
+def _node_prototype(cls, op):
+    """A node of ``op``'s row as ``_record`` starts each one: the one place the first values of a
+    recorded node's fields are spelled. ``_record`` copies it (``_new_node``) and writes the
+    fields that differ per call (``Node(...)`` would cost a Python call and 16 writes)."""
+    node = _new(cls)
+    node.op = op
+    node.params = _EMPTY
+    node.next_functions = node.input_meta = ()
+    node.saved = node.saved_versions = None
+    node.ans = node.ans_counter = node.ans_version = None
+    node.freed = False
+    node.sequence_nr = -1
+    node.num_outputs = 1
+    node.pre_hooks = node.hooks = node.retained = node._metadata = None
+    return node
+
+
+def _remade(proto):
+    """``clone``'s stand-in without the compiled kernel: the prototype made again."""
+    return _node_prototype(proto.__class__, proto.op)
+
+
+# The compiled copy (engine/_native/objects.c: one C call for the object and its 16 slots), read
+# once: the variable is not looked up per op.
+_objects = _native.objects()
+_new_node = _objects.clone if _objects is not None and _objects.cloneable(Node) else _remade
 
 
 def _record(op, tensors, arrays, params, result, vjps=None):
     # Plain code, not loops or generator expressions for up to three inputs: this runs once per
     # recorded op.
-    cls, plan, keeps_result = _OP_PLANS.get(op) or _op_plan(op)
+    try:
+        proto, plan, keeps_result = _OP_PLANS[op]
+    except KeyError:
+        proto, plan, keeps_result = _op_plan(op)
     idx = op.inputs
     if idx is None:
         tensors_in, arrays_in = tensors, arrays
@@ -322,8 +356,11 @@ def _record(op, tensors, arrays, params, result, vjps=None):
                 input_meta = (m0, m1)
             else:  # (addmm: the bias, then the matrices)
                 t = tensors_in[2]
-                e2 = _NO_EDGE if t is None else edge(t)
-                if e2[0] is not None:
+                if t is None or not t._requires_grad:
+                    e2 = _NO_EDGE
+                else:
+                    fn = t.grad_fn
+                    e2 = (fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0)
                     req |= 4
                 a = arrays_in[2]
                 next_functions = (e0, e1, e2)
@@ -374,24 +411,21 @@ def _record(op, tensors, arrays, params, result, vjps=None):
             # a tuple of ints: the collector untracks it, so it never reaches the oldest
             # generation
             versions = tuple(versions)
-    # ``Node(...)``, with its fields written here: one Python call less per op
-    node = _new(cls)
-    node.op = op if vjps is None else _VariadicOp(op, vjps)
+    # a copy of the row's prototype, with the fields that differ per call written here
+    node = _new_node(proto)
+    if vjps is not None:
+        node.op = _VariadicOp(op, vjps)
     node.params = params
     node.next_functions = next_functions
     node.input_meta = input_meta
-    node.saved = saved
-    node.saved_versions = versions
+    if saved is not None:
+        node.saved = saved
+        node.saved_versions = versions
     if keeps_result:
         node.ans = result._data
         node.ans_counter = counter = result._version
         node.ans_version = counter.value
-    else:
-        node.ans = node.ans_counter = node.ans_version = None
-    node.freed = False
     node.sequence_nr = _next_sequence()
-    node.num_outputs = 1
-    node.pre_hooks = node.hooks = node.retained = node._metadata = None
     return node
 
 

@@ -14,7 +14,21 @@ chain of 5,000 ``(y * 1.0001 + 0.0001).tanh()`` ops on a 1,024-vector, forward a
 the backward cost per node on 3-element tensors; (d) the event hub with no listener; (e) the
 garbage collector with the GUI's imports loaded.
 
-Results (2026-12-01, issue 14's per-op pass; load average 6.6 rising to 7.5, the other sessions'
+Results (2026-12-01, the per-op/per-node pass after issue 14's: tensors, version counters, nodes
+and accumulators made as one C copy of a prototype, engine/_native/objects.c; a bias's gradient
+summed in one C call, sums.c ``column_sum``; load average 1.2, ``base`` = the tree before it)::
+
+    case                       base/torch   engine/torch
+    (a) MLP 2-16-16-1 step        1.03          0.80
+    (a) nn.Module + SGD step      0.91          0.92   (best of 5 batches: +-10% run to run)
+    (b) MLP 784-256-10 step       1.64          1.92   (BLAS, torch's threads in process time)
+    (c) chain 5000 fwd            2.29          2.09
+    (c) chain 5000 fwd+bwd        1.41          1.27
+
+``bench_step_profile.py``'s medians and callgrind's instruction counts (its docstring) are the
+steadier figures: the bare step -10.6% instructions, the nn.Module step -7.9%.
+
+Earlier (2026-12-01, issue 14's per-op pass; load average 6.6 rising to 7.5, the other sessions'
 work; ``base`` = the working tree with the pass's files reverted, ``engine`` = the tree, ratios to
 torch in the same run)::
 

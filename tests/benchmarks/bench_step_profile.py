@@ -1,6 +1,26 @@
 """The small-MLP training step, split up, for several engine versions and PyTorch in ONE process.
 
-Results (2026-12-01, issue 14's per-op pass: ``dispatch.apply``/``_record`` with one plan per row
+Results (2026-12-01, the per-op/per-node pass after issue 14's: a tensor, its version counter, a
+recorded node and a leaf's accumulator each made as one C copy of a prototype
+(engine/_native/objects.c), a bias's gradient summed by one C call in numpy's order
+(sums.c ``column_sum``), a rule's arguments built once per node; ``base`` = the tree before
+that pass): 300 rounds, load average 1.6 falling to 1.3:
+  (a) MLP step               base 0.90x [0.86x]   work 0.82x [0.80x]   (291 -> 267 us)
+  (a) nn.Module + SGD step   base 0.84x [0.80x]   work 0.80x [0.77x]   (339 -> 324 us)
+  (fwd) MLP forward          base 1.14x [1.16x]   work 1.02x [1.04x]   (82 -> 73 us, torch 72)
+  (bwd) MLP backward         base 0.94x [0.88x]   work 0.86x [0.82x]   (123 -> 114 us)
+  (chain) 200 ops            base 0.91x [0.91x]   work 0.83x [0.86x]
+Instructions per call (callgrind, deterministic, the best guide on a shared machine): bare step
+1,277,500 -> 1,142,400 (-10.6%), nn.Module step 1,442,900 -> 1,328,700 (-7.9%), forward 462,000
+-> 390,000, backward 606,000 -> 544,000 (numpy's own floor for the whole step: 382,000).
+Steady loops (four runs of 200-300 or 100 calls a batch, 25-80 interleaved rounds, one thread,
+load 1.2-2.0) put the bare step at 0.95-1.05x torch by minimums (base 1.08-1.14x; one more run
+read 1.12x against base 1.09x: a lucky torch minimum, its median 0.86x), 0.85-0.99x by medians of
+the per-round ratios (base 0.92-1.09x); the nn.Module step 0.99-1.04x (base 1.04-1.08x).
+
+Earlier results (issue 14's pass):
+
+(2026-12-01, issue 14's per-op pass: ``dispatch.apply``/``_record`` with one plan per row
 and three inputs unrolled, the full sum and mean in one call of ``engine/_native/sums.c``; shared
 2-core VM, PyTorch 2.13 CPU on one thread; ratio of the minimums to torch [median of the per-round
 ratios]). ``base`` = the working tree with this pass's files reverted (the op table's newer
