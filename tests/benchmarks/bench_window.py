@@ -7,10 +7,17 @@ Run: ``QT_QPA_PLATFORM=offscreen python tests/benchmarks/bench_window.py``.
   the graph and its layout, build the scene, paint), with where it went (the session's run,
   build_graph, layout, the scene build, fitting and the far-zoom picture, the first paint, and
   the rest: the window's other views and the worker hand-offs), and the view's share alone
-  (scene build + first paint of a ready graph). Measured 2026-12-01 (load 0.1-1, 12 runs):
-  10,000 nodes 1.17-1.78 s through the worker, mostly 1.4-1.65 s (not met; 0.76-0.83 s in
-  process, ``GRADSTEP_WORKER=0``): the worker's run and graph, 3.2 MB pickled and unpickled,
-  and the next spare's start-up on the two cores; 1,000 nodes 0.19-0.25 s (0.11-0.13 s);
+  (scene build + first paint of a ready graph). Measured 2026-12-01 (load 0.5-1.0): 10,000 nodes
+  1.20 s through the worker in this file's run, 0.94-1.58 s over 18 more opens (mostly
+  1.0-1.35 s; the first open of a fresh window process is the slower end), 1.05 s in process
+  (``GRADSTEP_WORKER=0``); before this day's changes 1.17-1.78 s, mostly 1.4-1.65 s. What
+  changed: the whole graph's layout (0.1 s) is not made when the view draws its repeated runs
+  folded (a lazy layout), the runs are found once, the worker's imports are frozen out of its
+  collections and the window unpickles with the collector paused (a 3 MB reply: 160 -> 80 ms),
+  a long backward's steps cross as two columns, and the next spare starts after the window has
+  drawn the reply and waits while a command runs. What is left is the worker's run (0.5-0.6 s:
+  5,000 statements, each recorded for Step Back, and 10,000 backward nodes) and its graph build
+  (0.2 s). 1,000 nodes 0.17-0.18 s (0.15 s in process);
 - fit-all repaint at 10,000 nodes (goal 150 ms);
 - redraw after one backward step at 1,000 nodes (goals: 16 ms at 1:1, 50 ms fit-all);
 - cold start of the window (goal 1.5 s without torch): process start to the first event-loop turn
