@@ -43,7 +43,6 @@ import sys
 import tempfile
 import threading
 import time
-from contextlib import contextmanager
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler
@@ -67,7 +66,6 @@ from .wire import (
 )
 
 GRACE_SECONDS = 0.5  # between the polite stop and the kill
-_CAN_HOLD = hasattr(signal, "SIGSTOP")  # a spare can wait while a script runs (POSIX)
 HEADROOM_BYTES = 1 << 30  # address space above the start's and the tensors' budget
 CPU_SECONDS = 3600  # RLIMIT_CPU backstop: CPU seconds a worker may use beyond its start
 _FLUSH_SECONDS = 0.03  # a long command streams its events at this pace
@@ -603,7 +601,6 @@ class _Process:
 
         self.test_hooks = test_hooks
         self.deliberate = False  # killed by stop(): not a crash
-        self.held = False  # stopped by hold() until resume()
         self.ready = False  # its "ready" message was read (wait_ready)
         ours, theirs = socket.socketpair()
         control_ours, control_theirs = socket.socketpair()
@@ -657,23 +654,6 @@ class _Process:
     def alive(self) -> bool:
         return self.popen.poll() is None
 
-    def hold(self) -> None:
-        """Stop the process where it is (SIGSTOP): a spare's start-up waits while a script runs."""
-        if _CAN_HOLD and not self.held and self.popen.poll() is None:
-            try:
-                os.kill(self.popen.pid, signal.SIGSTOP)
-                self.held = True
-            except OSError:
-                pass
-
-    def resume(self) -> None:
-        if self.held:
-            self.held = False
-            try:
-                os.kill(self.popen.pid, signal.SIGCONT)
-            except OSError:
-                pass
-
     def kill(self) -> None:
         if self.popen.poll() is None:
             try:
@@ -683,7 +663,6 @@ class _Process:
 
     def close(self) -> None:
         """Ask it to exit; kill it if it does not at once. Reaps the process."""
-        self.resume()
         if self.popen.poll() is None:
             try:
                 self.conn.send(("exit",))
@@ -715,14 +694,7 @@ class _Spares:
     ``REFILL_SECONDS`` after the take at the latest: its start-up (imports, a warm-up run, about
     a second of CPU) competing with the script just handed over, and then with the window
     drawing its result, made opening the 10,000-node graph 1.3-1.8 s instead of 1.0-1.3 s on
-    two cores.
-
-    While any session's command runs (``held()``), the spares are held where they are
-    (SIGSTOP, where the platform has it) and go on once every command has come to rest: on
-    two cores with one busy elsewhere, a spare starting beside a running script took half its
-    CPU (1,000 XOR iterations 1.6-2.1 s through the worker instead of 1.2 s). A spare taken
-    while held goes on at once.
-    """
+    two cores."""
 
     REFILL_SECONDS = 2.0
     AFTER_REST_SECONDS = 0.5
@@ -732,7 +704,6 @@ class _Spares:
         self._spares: dict[bool, _Process] = {}
         self._wanted: dict[bool, threading.Timer] = {}  # refills not started yet
         self._after_rest: set = set()  # those of _wanted already moved by refill_after_rest
-        self._holds = 0  # commands running now (held())
         self.enabled = os.environ.get("GRADSTEP_WORKER_SPARE", "1") != "0"
 
     def take(self, test_hooks: bool) -> _Process:
@@ -743,7 +714,6 @@ class _Spares:
                 proc = None
             if proc is None:
                 proc = _Process(test_hooks)
-            proc.resume()  # needed now
             if self.enabled and test_hooks not in self._wanted:
                 timer = threading.Timer(self.REFILL_SECONDS, self.refill, args=(test_hooks,))
                 timer.daemon = True
@@ -774,32 +744,12 @@ class _Spares:
                 timer.cancel()
                 self._after_rest.discard(timer)
                 if kind not in self._spares:
-                    self._spares[kind] = proc = _Process(kind)
-                    if self._holds:
-                        proc.hold()
-
-    @contextmanager
-    def held(self):
-        """For the block (a command running), the spares wait where they are (``_Process.hold``);
-        they go on when the last such block ends."""
-        with self._lock:
-            self._holds += 1
-            if self._holds == 1:
-                for proc in self._spares.values():
-                    proc.hold()
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._holds -= 1
-                if self._holds == 0:
-                    for proc in self._spares.values():
-                        proc.resume()
+                    self._spares[kind] = _Process(kind)
 
     def wait_ready(self, timeout: float = 30.0, *, start: bool = False) -> bool:
         """Start any spare still to come (``start``: and one if there is none yet, as after the
         window's first session), and wait until every spare has started (benchmarks and tests
-        of timing call it; a held spare goes on)."""
+        of timing call it)."""
         self.refill()
         if start and self.enabled:
             with self._lock:
@@ -807,8 +757,6 @@ class _Spares:
                     self._spares[False] = _Process(False)
         with self._lock:
             spares = list(self._spares.values())
-            for proc in spares:
-                proc.resume()
         return all(proc.wait_ready(timeout) for proc in spares)
 
     def shutdown(self) -> None:
@@ -1122,7 +1070,7 @@ class RemoteSession(EventPublisher):
 
     # ------------------------------------------------------------------ commands
     def _run(self, name: str, *args, progress=None, **kwargs):
-        with self._cmd_lock, SPARES.held():
+        with self._cmd_lock:
             if self._closed:
                 return None
             if self._dead:

@@ -5,7 +5,6 @@ import ast
 import pickle
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -502,50 +501,6 @@ def test_the_spare_starts_a_moment_after_the_first_rest_while_the_window_draws()
         due.join(10.0)  # the timer's moment came (the timer thread ran refill)
         assert set(spares._spares) == {False} and spares.wait_ready()
         assert not spares._wanted
-    finally:
-        proc.close()
-        spares.shutdown()
-
-
-def _process_state(pid: int) -> str:
-    with open(f"/proc/{pid}/stat") as f:
-        return f.read().rsplit(")", 1)[1].split()[0]
-
-
-def _comes_to(pid: int, stopped: bool, seconds: float = 10.0) -> bool:
-    """Whether the process is (or, signals being asynchronous, soon becomes) stopped or not."""
-    deadline = time.monotonic() + seconds
-    while (_process_state(pid) == "T") != stopped:
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
-
-
-@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
-def test_spares_wait_where_they_are_while_a_command_runs():
-    """A spare started (or starting) while a command runs is stopped until every command has
-    come to rest; one taken meanwhile goes on at once."""
-    from engine.session.worker import _Spares
-
-    spares = _Spares()
-    spares.REFILL_SECONDS = 600.0
-    proc = spares.take(False)
-    try:
-        with spares.held():
-            spares.refill(False)  # its moment came while the script runs
-            (spare,) = spares._spares.values()
-            assert spare.held and _comes_to(spare.pid, stopped=True)
-            with spares.held():  # another session's command too
-                pass
-            assert spare.held  # still one running
-        assert not spare.held and _comes_to(spare.pid, stopped=False)
-        assert spares.wait_ready()
-        with spares.held():
-            assert spare.held
-            taken = spares.take(False)  # a Stop's respawn needs it now
-            assert taken is spare and not taken.held and _comes_to(taken.pid, stopped=False)
-        taken.close()
     finally:
         proc.close()
         spares.shutdown()
