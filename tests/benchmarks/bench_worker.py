@@ -17,18 +17,20 @@ Issue 15 asks for the step "trigger to repaint": ``bench_window_step.py`` measur
 window, side by side; this file is the session-level part of it (no Qt, no painting), where the
 worker's own cost shows undiluted.
 
-Measured (2 shared cores, 2026-12-01, load 0.6-0.9): a step 1.6-2.3 ms in process, 3.8-5.7 ms
-through the worker (under 50 ms always). 1,000 XOR iterations: 1.00x, 1.00x, 1.09x (before the
-in-process side heard the engine as the window's does, the ratio read 1.17-1.45x: the worker's
-recorder was counted on one side only). While the command runs, the spare worker waits
-(``SPARES.held()``): a spare starting beside the run took half its CPU whenever one core was
-busy elsewhere. Where the worker's extra ~2 ms a step goes (XOR, loop body, measured in one
-process with the worker's code): the panels' data (``told.PanelsTeller.at_rest``) ~0.25 ms,
-pickling the reply and unpickling it ~0.3 ms each (10 KB: the graph model 4.5 KB, the panels'
-data 2.1 KB, the Paused event 2 KB, the workspace 0.9 KB), the window applying it ~0.1 ms, and
-the wake-ups of two processes and the reader thread. In the window that is 2-3 ms of a 15-35 ms
-step (``bench_window_step.py``: ratio 0.91-0.95 on 2026-12-01), because the views' redraw,
-which both sides pay, is most of a step.
+Measured (2 shared cores, 2026-12-01, load 0.2-0.9): a step 1.6-2.3 ms in process, 3.8-5.7 ms
+through the worker (under 50 ms always). 1,000 XOR iterations: 0.88x, 0.97x (load 0.2-0.4),
+1.00-1.09x (load 0.6-0.9); before the in-process side heard the engine as the window's does,
+the ratio read 1.17-1.45x: the worker's recorder was counted on one side only. With one of the
+two cores busy elsewhere, the spare worker starting beside the run (0.5 s after the first rest)
+takes CPU from it: 1.3-1.9x then. Stopping the spare while a command runs was tried and taken
+back: a Stop that must kill the worker then also waits for that spare's start-up. Where the
+worker's extra ~2 ms a step goes (XOR, loop body, measured in one process with the worker's
+code): the panels' data (``told.PanelsTeller.at_rest``) ~0.25 ms, pickling the reply and
+unpickling it ~0.3 ms each (10 KB: the graph model 4.5 KB, the panels' data 2.1 KB, the Paused
+event 2 KB, the workspace 0.9 KB), the window applying it ~0.1 ms, and the wake-ups of two
+processes and the reader thread. In the window that is 2-3 ms of a 15-35 ms step
+(``bench_window_step.py``: ratio 0.91-0.95 on 2026-12-01), because the views' redraw, which
+both sides pay, is most of a step.
 """
 
 from __future__ import annotations
