@@ -15,7 +15,7 @@ Run: ``QT_QPA_PLATFORM=offscreen python tests/benchmarks/bench_window.py``.
   folded (a lazy layout), the runs are found once, the worker's imports are frozen out of its
   collections and the window unpickles with the collector paused (a 3 MB reply: 160 -> 80 ms),
   a long backward's steps cross as two columns, and the next spare starts after the window has
-  drawn the reply and waits while a command runs. What is left is the worker's run (0.5-0.6 s:
+  drawn the reply. What is left is the worker's run (0.5-0.6 s:
   5,000 statements, each recorded for Step Back, and 10,000 backward nodes) and its graph build
   (0.2 s). 1,000 nodes 0.17-0.18 s (0.15 s in process);
 - fit-all repaint at 10,000 nodes (goal 150 ms);
