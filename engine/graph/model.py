@@ -293,22 +293,8 @@ _PLAIN_KINDS = ("function", "accumulate")
 
 def _same_value(a, b) -> bool:
     """Equal, and of the same types all the way down; arrays bit for bit (a NaN is the same
-    NaN, -0.0 is not 0.0: when in doubt, not the same). Loops written out: a 10,000-node graph
-    is 200,000 values."""
-    if a is b:
-        return True
-    kind = type(a)
-    if kind is not type(b):
-        return False
-    if kind is dict:
-        if len(a) != len(b):
-            return False
-        for key, x in a.items():
-            y = b.get(key, _MISSING)
-            if x is not y and (type(x) is not type(y) or not _SAME.get(type(x), _equal)(x, y)):
-                return False
-        return True
-    return _SAME.get(kind, _equal)(a, b)
+    NaN, -0.0 is not 0.0: when in doubt, not the same)."""
+    return a is b or (type(a) is type(b) and _SAME.get(type(a), _equal)(a, b))
 
 
 def _equal(a, b) -> bool:
@@ -316,6 +302,7 @@ def _equal(a, b) -> bool:
 
 
 def _same_items(a, b) -> bool:
+    # the loop written out: a 10,000-node graph is 200,000 values
     if len(a) != len(b):
         return False
     for x, y in zip(a, b):
@@ -324,13 +311,15 @@ def _same_items(a, b) -> bool:
     return True
 
 
+def _same_dicts(a, b) -> bool:
+    return a.keys() == b.keys() and _same_items([a[k] for k in a], [b[k] for k in a])
+
+
 def _same_bits(a, b) -> bool:
     return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
 
 
-_MISSING = object()
-_SAME = {np.ndarray: _same_bits, list: _same_items, tuple: _same_items}
-_SAME[dict] = _same_value
+_SAME = {np.ndarray: _same_bits, list: _same_items, tuple: _same_items, dict: _same_dicts}
 
 
 def _same_array(a, b) -> bool:
